@@ -1,0 +1,19 @@
+"""dpestim: differentially private scikit-learn estimators.
+
+>>> from dpestim import LogisticRegression
+>>> clf = LogisticRegression(epsilon=1.0, delta=1e-5, classes=[0, 1])
+"""
+
+__version__ = "0.1.0"
+
+from .exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
+from .linear_model import LinearSVC, LogisticRegression, Ridge
+
+__all__ = [
+    "LinearSVC",
+    "LogisticRegression",
+    "PrivacyBudgetWarning",
+    "PrivacyLeakWarning",
+    "Ridge",
+    "__version__",
+]

@@ -1,0 +1,12 @@
+"""Shared numba loops: Poisson sampling, clipped per-example gradient sums.
+
+Kernels are module-level ``@numba.njit(cache=True)`` functions on arrays,
+scalars and a ``numpy.random.Generator``. Dense (C-order rows) and CSR twins
+share one name stem. None uses ``fastmath``: clipping, norms and noise must be
+computed exactly as analysed.
+"""
+
+from .clipping import clipped_grad_sum, clipped_grad_sum_csr
+from .sampling import poisson_sample
+
+__all__ = ["clipped_grad_sum", "clipped_grad_sum_csr", "poisson_sample"]

@@ -1,0 +1,240 @@
+"""Shared machinery of the private linear estimators.
+
+Estimators validate input, resolve the solver, calibrate noise, call
+``solver.solve`` and set fitted attributes. They contain no loops.
+"""
+
+import math
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval, Options, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..exceptions import PrivacyBudgetWarning
+from ..privacy import ACCOUNTANTS, PrivacyReport, calibrate_noise, compute_epsilon
+from ..solvers import SOLVERS, BaseSolver, ERMPlan, resolve_solver
+from ..utils import check_generator
+
+__all__ = ["BaseDPLinearModel"]
+
+
+class BaseDPLinearModel(BaseEstimator):
+    """Common parameters, privacy resolution and fitting of dpestim models.
+
+    Subclasses implement ``_loss_name`` (the nominal loss, known before any
+    data is read) and ``_encode_targets(y)`` returning ``(loss_code, Y)``.
+    """
+
+    _parameter_constraints = {
+        "epsilon": [
+            Interval(Real, 0, None, closed="neither"),
+            Options(Real, {math.inf}),
+            None,
+        ],
+        "delta": [Interval(Real, 0, 1, closed="left")],
+        "noise_multiplier": [Interval(Real, 0, None, closed="left"), None],
+        "clip_norm": [
+            Interval(Real, 0, None, closed="neither"),
+            Options(Real, {math.inf}),
+        ],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "fit_intercept": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "solver": [StrOptions(set(SOLVERS)), BaseSolver],
+        "accountant": [StrOptions(set(ACCOUNTANTS))],
+        "random_state": ["random_state", np.random.Generator],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        delta=1e-5,
+        noise_multiplier=None,
+        clip_norm=1.0,
+        alpha=1e-4,
+        fit_intercept=True,
+        max_iter=10,
+        batch_size=256,
+        learning_rate=0.5,
+        solver="dp-sgd",
+        accountant="rdp",
+        random_state=None,
+        verbose=0,
+    ):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.noise_multiplier = noise_multiplier
+        self.clip_norm = clip_norm
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.solver = solver
+        self.accountant = accountant
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # -- helpers ---------------------------------------------------------------
+
+    def _warn(self, message, category):
+        """Emit a warning and remember it for :meth:`privacy_report`."""
+        self._fit_warnings.append(f"{category.__name__}: {message}")
+        warnings.warn(message, category, stacklevel=4)
+
+    def _validate_X_y(self, X, y, **kwargs):
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=np.float64, order="C", **kwargs
+        )
+        if sp.issparse(X) and not X.has_canonical_format:
+            # Duplicate entries would make the per-row norms used for clipping
+            # disagree with the gradients actually summed.
+            X = X.copy()
+            X.sum_duplicates()
+        return X, y
+
+    def _resolve_noise(self, solver, plan):
+        """Noise multiplier, reported epsilon, and the event, from public data."""
+        eps, delta, nm = self.epsilon, self.delta, self.noise_multiplier
+        if eps is not None and nm is not None:
+            raise ValueError(
+                "Give either epsilon or noise_multiplier, not both: set "
+                "epsilon=None to fix noise_multiplier and have epsilon reported."
+            )
+        if eps is None and nm is None:
+            raise ValueError("One of epsilon and noise_multiplier must be given.")
+        private = nm > 0 if nm is not None else math.isfinite(eps)
+        if private and not math.isfinite(self.clip_norm):
+            raise ValueError(
+                "clip_norm must be finite for a private fit; clip_norm=inf is only "
+                "allowed with epsilon=inf (or noise_multiplier=0)."
+            )
+        if private and solver.privacy_notion == "approx" and delta == 0:
+            raise ValueError(
+                f"delta must be > 0 for solver={solver.name!r}, whose Gaussian "
+                "mechanism gives (epsilon, delta)-DP only."
+            )
+        if private and delta > 0 and delta >= 1.0 / plan.n_samples:
+            self._warn(
+                f"delta={delta:g} >= 1/n_samples={1.0 / plan.n_samples:.3g}: such a "
+                "guarantee allows releasing a whole record with probability delta. "
+                "Choose delta well below 1/n_samples.",
+                PrivacyBudgetWarning,
+            )
+        if not private:
+            nm = 0.0
+        elif nm is None:
+            nm = calibrate_noise(
+                lambda s: solver.make_event(s, plan),
+                eps,
+                delta,
+                accountant=self.accountant,
+                neighbouring=solver.neighbouring,
+                cache_key=(repr(solver), plan),
+            )
+        event = solver.make_event(nm, plan)
+        epsilon = (
+            compute_epsilon(event, delta, self.accountant, solver.neighbouring)
+            if private
+            else math.inf
+        )
+        return float(nm), epsilon, event
+
+    # -- fitting ---------------------------------------------------------------
+
+    def _fit(self, X, y):
+        self._fit_warnings = []
+        solver = resolve_solver(self.solver)
+        solver.check_loss(self._loss_name)
+        if sp.issparse(X) and not solver.accepts_sparse:
+            raise TypeError(f"solver={solver.name!r} does not support sparse input X.")
+        X, y = self._validate_X_y(X, y, **self._validate_kwargs)
+        loss, Y = self._encode_targets(y)
+        solver.check_loss(loss)
+        n, d = X.shape
+        plan = ERMPlan(
+            n_samples=n,
+            n_features=d,
+            n_outputs=Y.shape[1],
+            loss=loss,
+            alpha=float(self.alpha),
+            fit_intercept=bool(self.fit_intercept),
+            clip_norm=float(self.clip_norm),
+            max_iter=int(self.max_iter),
+            batch_size=int(self.batch_size),
+            learning_rate=float(self.learning_rate),
+        )
+        nm, epsilon, event = self._resolve_noise(solver, plan)
+        if self.verbose:
+            print(
+                f"[{type(self).__name__}] solver={solver.name} n={n} d={d} "
+                f"steps={solver.n_steps(plan)} noise_multiplier={nm:.4g} "
+                f"epsilon={epsilon:.4g} delta={self.delta:g}"
+            )
+        result = solver.solve(
+            X,
+            np.ascontiguousarray(Y, dtype=np.float64),
+            plan,
+            nm,
+            check_generator(self.random_state),
+        )
+        self.solver_ = solver
+        self.n_iter_ = result.n_iter
+        self.noise_multiplier_ = nm
+        self.epsilon_ = epsilon
+        self.delta_ = float(self.delta)
+        self.dp_event_ = result.dp_event
+        self._set_coef(result.coef, result.intercept)
+        self._report = PrivacyReport(
+            estimator=type(self).__name__,
+            solver=solver.name,
+            mechanism=solver.mechanism(plan),
+            sampling=solver.sampling(plan),
+            n_steps=result.n_iter,
+            noise_multiplier=nm,
+            clip_norm=plan.clip_norm,
+            neighbouring=solver.neighbouring,
+            accountant=self.accountant,
+            epsilon=epsilon,
+            delta=self.delta_,
+            dp_event=result.dp_event,
+            warnings=tuple(self._fit_warnings),
+        )
+        del self._fit_warnings
+        return self
+
+    def _set_coef(self, coef, intercept):
+        self.coef_ = coef
+        self.intercept_ = intercept
+
+    def privacy_report(self):
+        """The privacy guarantee of the fitted model.
+
+        Returns
+        -------
+        report : PrivacyReport
+            Mechanism, sampling, number of steps, neighbouring relation,
+            accountant, ``(epsilon, delta)``, the ``DpEvent`` and every
+            warning raised during fit. ``print(report)`` gives a readable
+            statement.
+        """
+        check_is_fitted(self)
+        return self._report
+
+    def _decision(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        return X @ np.atleast_2d(self.coef_).T + self.intercept_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags

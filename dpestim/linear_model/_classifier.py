@@ -1,0 +1,84 @@
+"""Label handling shared by the private classifiers."""
+
+import numpy as np
+from sklearn.base import ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+
+from ..exceptions import PrivacyLeakWarning
+from ._base import BaseDPLinearModel
+
+__all__ = ["BaseDPLinearClassifier"]
+
+
+class BaseDPLinearClassifier(ClassifierMixin, BaseDPLinearModel):
+    """Private linear classifier: label set handling and prediction."""
+
+    _parameter_constraints = {
+        **BaseDPLinearModel._parameter_constraints,
+        "classes": ["array-like", None],
+    }
+    _validate_kwargs = {}
+
+    def _resolve_classes(self, y):
+        """Set ``classes_`` from ``classes=`` (public) or, with a warning, ``y``."""
+        check_classification_targets(y)
+        if self.classes is None:
+            classes = np.unique(y)
+            self._warn(
+                "classes=None: the label set is inferred from the private y and "
+                "released through classes_. Pass classes=[...] (public knowledge) "
+                "to avoid this leak.",
+                PrivacyLeakWarning,
+            )
+        else:
+            given = np.asarray(self.classes)
+            if given.ndim != 1:
+                raise ValueError("classes must be a 1-d array-like of labels.")
+            classes = np.unique(given)
+            if classes.shape[0] != given.shape[0]:
+                raise ValueError("classes must not contain duplicate labels.")
+            unknown = ~np.isin(y, classes)
+            if unknown.any():
+                raise ValueError(
+                    f"y contains {int(unknown.sum())} label(s) not in classes="
+                    f"{classes.tolist()}."
+                )
+        if classes.shape[0] < 2:
+            raise ValueError(
+                "A classifier needs at least two classes; got 1 class "
+                f"({classes.tolist()}). Pass the full label set with classes=."
+            )
+        self.classes_ = classes
+        return np.searchsorted(classes, y)
+
+    def decision_function(self, X):
+        """Signed scores ``X @ coef_.T + intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            One column per class, or a single column (the positive class
+            ``classes_[1]``) for binary problems.
+        """
+        scores = self._decision(X)
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Predicted class labels.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]

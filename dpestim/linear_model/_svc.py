@@ -1,0 +1,117 @@
+"""Differentially private linear support vector classifier."""
+
+import numpy as np
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import StrOptions
+
+from ..losses import HINGE, SQUARED_HINGE
+from ._classifier import BaseDPLinearClassifier
+from ._docs import ATTRIBUTES, CLASSES_PARAM, COMMON_TAIL, PRIVACY_PARAMS
+
+__all__ = ["LinearSVC"]
+
+_LOSSES = {"hinge": HINGE, "squared_hinge": SQUARED_HINGE}
+
+
+class LinearSVC(BaseDPLinearClassifier):
+    _parameter_constraints = {
+        **BaseDPLinearClassifier._parameter_constraints,
+        "loss": [StrOptions(set(_LOSSES))],
+    }
+
+    def __init__(
+        self,
+        *,
+        loss="squared_hinge",
+        epsilon=1.0,
+        delta=1e-5,
+        noise_multiplier=None,
+        clip_norm=1.0,
+        alpha=1e-4,
+        fit_intercept=True,
+        max_iter=10,
+        batch_size=256,
+        learning_rate=0.5,
+        solver="dp-sgd",
+        accountant="rdp",
+        classes=None,
+        random_state=None,
+        verbose=0,
+    ):
+        super().__init__(
+            epsilon=epsilon,
+            delta=delta,
+            noise_multiplier=noise_multiplier,
+            clip_norm=clip_norm,
+            alpha=alpha,
+            fit_intercept=fit_intercept,
+            max_iter=max_iter,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            solver=solver,
+            accountant=accountant,
+            random_state=random_state,
+            verbose=verbose,
+        )
+        self.loss = loss
+        self.classes = classes
+
+    @property
+    def _loss_name(self):
+        return self.loss
+
+    def _encode_targets(self, y):
+        idx = self._resolve_classes(y)
+        n_classes = self.classes_.shape[0]
+        if n_classes == 2:
+            Y = np.where(idx == 1, 1.0, -1.0)[:, None]
+        else:
+            Y = np.full((idx.shape[0], n_classes), -1.0)
+            Y[np.arange(idx.shape[0]), idx] = 1.0
+        return _LOSSES[self.loss], Y
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit the model privately.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data. Sparse input is used in CSR form.
+        y : array-like of shape (n_samples,)
+            Labels, all in ``classes`` when it is given.
+
+        Returns
+        -------
+        self : LinearSVC
+        """
+        return self._fit(X, y)
+
+
+LinearSVC.__doc__ = f"""Differentially private linear support vector classifier.
+
+    Minimises ``mean_i loss_i + alpha / 2 ||coef||^2`` with the hinge or
+    squared hinge loss. With more than two classes the model is one-vs-rest,
+    ``loss_i = sum_k loss(y_ik z_ik)``, trained in a single private run: the
+    per-example gradient of all classes is clipped together, so there is one
+    mechanism to account for rather than one per class.
+
+    Parameters
+    ----------
+    loss : {{"hinge", "squared_hinge"}}, default="squared_hinge"
+        ``max(0, 1 - y z)`` or its square.
+    {PRIVACY_PARAMS}
+    {CLASSES_PARAM}
+    {COMMON_TAIL}
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    {ATTRIBUTES}
+
+    See Also
+    --------
+    sklearn.svm.LinearSVC : the non-private estimator; ``C`` corresponds to
+        ``alpha = 1 / (C * n_samples)`` (scikit-learn also penalises the
+        intercept, dpestim does not).
+    """

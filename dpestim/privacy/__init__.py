@@ -1,0 +1,29 @@
+"""Privacy core: mechanisms, accounting, calibration and reports.
+
+This subpackage knows nothing about models: it turns a description of a
+mechanism (a ``dp_accounting.DpEvent``) into an ``(epsilon, delta)``
+guarantee, calibrates noise to a target budget and draws noise from a
+``numpy.random.Generator``.
+"""
+
+from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
+from .accounting import (
+    ACCOUNTANTS,
+    calibrate_noise,
+    compute_epsilon,
+    make_accountant,
+)
+from .mechanisms import gaussian_noise, laplace_noise
+from .report import PrivacyReport
+
+__all__ = [
+    "ACCOUNTANTS",
+    "PrivacyBudgetWarning",
+    "PrivacyLeakWarning",
+    "PrivacyReport",
+    "calibrate_noise",
+    "compute_epsilon",
+    "gaussian_noise",
+    "laplace_noise",
+    "make_accountant",
+]

@@ -1,0 +1,61 @@
+"""Additive noise mechanisms drawing from a ``numpy.random.Generator``.
+
+The solvers draw their noise inside numba kernels from the same Generator;
+these functions are the reference form of the same draws (one
+``standard_normal`` / ``laplace`` call per coordinate, in C order), used by
+the tests' NumPy twins and by code that adds noise outside a kernel.
+"""
+
+import numpy as np
+
+__all__ = ["gaussian_noise", "laplace_noise"]
+
+
+def _check_scale(scale, name):
+    scale = float(scale)
+    if not np.isfinite(scale) or scale < 0:
+        raise ValueError(f"{name} must be a finite non-negative number, got {scale!r}.")
+    return scale
+
+
+def gaussian_noise(rng, std, shape):
+    """Draw ``N(0, std**2)`` noise of the given shape.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of randomness.
+    std : float
+        Standard deviation, ``noise_multiplier * l2_sensitivity``.
+    shape : int or tuple of int
+        Shape of the noise array.
+
+    Returns
+    -------
+    noise : ndarray of float64
+    """
+    std = _check_scale(std, "std")
+    return std * rng.standard_normal(shape)
+
+
+def laplace_noise(rng, scale, shape):
+    """Draw Laplace noise with density ``exp(-|x| / scale) / (2 scale)``.
+
+    ``scale`` is the Laplace *scale* ``b = l1_sensitivity / epsilon``, not the
+    standard deviation (which is ``sqrt(2) * b``).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of randomness.
+    scale : float
+        Laplace scale parameter ``b``.
+    shape : int or tuple of int
+        Shape of the noise array.
+
+    Returns
+    -------
+    noise : ndarray of float64
+    """
+    scale = _check_scale(scale, "scale")
+    return rng.laplace(0.0, scale, shape) if scale > 0 else np.zeros(shape)

@@ -1,0 +1,16 @@
+"""Private optimisation algorithms, one module per paper algorithm."""
+
+from ._registry import SOLVERS, resolve_solver
+from .base import BaseSolver, ERMPlan, SolverResult
+from .dp_gd import DPGD
+from .dp_sgd import DPSGD
+
+__all__ = [
+    "DPGD",
+    "DPSGD",
+    "SOLVERS",
+    "BaseSolver",
+    "ERMPlan",
+    "SolverResult",
+    "resolve_solver",
+]

@@ -1,0 +1,33 @@
+"""Solver registry: ``solver="name"`` resolves here."""
+
+from sklearn.base import clone
+
+from .base import BaseSolver
+from .dp_gd import DPGD
+from .dp_sgd import DPSGD
+
+__all__ = ["SOLVERS", "resolve_solver"]
+
+#: Registry name -> solver class.
+SOLVERS = {cls.name: cls for cls in (DPSGD, DPGD)}
+
+
+def resolve_solver(solver):
+    """Return a fresh solver instance for a registry name or a solver object.
+
+    A solver object is cloned, so that fitting never mutates the parameter the
+    user passed.
+    """
+    if isinstance(solver, str):
+        if solver not in SOLVERS:
+            raise ValueError(
+                f"solver={solver!r} is not a known solver; choose one of "
+                f"{sorted(SOLVERS)} or pass a solver object."
+            )
+        return SOLVERS[solver]()
+    if isinstance(solver, BaseSolver):
+        return clone(solver)
+    raise TypeError(
+        "solver must be a registry name (str) or a dpestim solver object, got "
+        f"{type(solver).__name__}."
+    )

@@ -1,0 +1,160 @@
+"""The solver contract: the swap point behind ``solver=``.
+
+A solver owns an algorithm: its loop, its schedules and its noise. It receives
+validated arrays and a ``numpy.random.Generator``; it never validates user
+input and never touches estimator objects. Its ``make_event`` is pure: it
+describes, as a ``dp_accounting.DpEvent``, exactly the mechanism ``solve``
+runs, from public quantities only.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from ..losses import LOSS_NAMES
+
+__all__ = ["BaseSolver", "ERMPlan", "SolverResult"]
+
+
+@dataclass(frozen=True)
+class ERMPlan:
+    """The public quantities of one private ERM fit.
+
+    Everything here is known before the data is looked at (``n_samples`` is
+    public by convention, see the privacy model) and is all a solver's
+    ``make_event`` may depend on.
+
+    Attributes
+    ----------
+    n_samples : int
+    n_features : int
+    n_outputs : int
+        Rows of the coefficient matrix (1 for binary and single-target models).
+    loss : int
+        Loss code from :mod:`dpestim.losses`.
+    alpha : float
+        L2 penalty on the mean loss, ``mean_i loss_i + alpha / 2 ||W||^2``.
+    fit_intercept : bool
+    clip_norm : float
+        L2 bound on each per-example gradient.
+    max_iter : int
+        Number of epochs (passes of expected size ``n_samples``).
+    batch_size : int
+        Expected batch size.
+    learning_rate : float
+    """
+
+    n_samples: int
+    n_features: int
+    n_outputs: int
+    loss: int
+    alpha: float
+    fit_intercept: bool
+    clip_norm: float
+    max_iter: int
+    batch_size: int
+    learning_rate: float
+
+
+@dataclass(frozen=True)
+class SolverResult:
+    """What a solver releases: the model and the event that actually ran.
+
+    Attributes
+    ----------
+    coef : ndarray of shape (n_outputs, n_features)
+    intercept : ndarray of shape (n_outputs,)
+    n_iter : int
+        Number of noisy steps taken (fixed before fitting).
+    dp_event : dp_accounting.DpEvent
+    noise_multiplier : float
+    diagnostics : dict or None
+        Non-private diagnostics, only when explicitly requested.
+    """
+
+    coef: np.ndarray
+    intercept: np.ndarray
+    n_iter: int
+    dp_event: object
+    noise_multiplier: float
+    diagnostics: dict | None = None
+
+
+class BaseSolver(BaseEstimator):
+    """Base class of dpestim solvers.
+
+    Subclasses set the class metadata below and implement :meth:`make_event`,
+    :meth:`solve`, :meth:`mechanism` and :meth:`sampling`. They inherit
+    scikit-learn's ``get_params`` / ``set_params`` so that a solver instance
+    can be cloned and its hyperparameters searched
+    (``GridSearchCV(..., {"solver__momentum": [...]})``).
+
+    Class attributes
+    ----------------
+    name : str
+        Registry name (``solver="..."``).
+    problem : {"erm", "saddle"}
+    supported_losses : frozenset of str
+    supported_penalties : frozenset of str
+    data_order : {"C", "F"}
+        Memory layout the kernels want (rows for gradients, columns for
+        coordinate methods).
+    privacy_notion : {"approx", "pure"}
+        Gaussian (``delta > 0``) or Laplace/exponential (``delta = 0`` allowed).
+    neighbouring : {"add_or_remove_one", "replace_one"}
+    """
+
+    name = None
+    problem = "erm"
+    supported_losses = frozenset()
+    supported_penalties = frozenset({"l2"})
+    data_order = "C"
+    accepts_sparse = True
+    privacy_notion = "approx"
+    neighbouring = "add_or_remove_one"
+
+    def check_loss(self, loss):
+        """Raise ``ValueError`` if this solver cannot minimise ``loss``."""
+        name = LOSS_NAMES.get(loss, loss)
+        if name not in self.supported_losses:
+            raise ValueError(
+                f"solver={self.name!r} does not support the {name!r} loss; it "
+                f"supports {sorted(self.supported_losses)}."
+            )
+
+    def n_steps(self, plan):
+        """Number of noisy steps ``solve`` will take for ``plan``."""
+        raise NotImplementedError
+
+    def make_event(self, noise_multiplier, plan):
+        """The ``DpEvent`` of the mechanism run with this noise on ``plan``."""
+        raise NotImplementedError
+
+    def mechanism(self, plan):
+        """One line describing the mechanism, for the privacy report."""
+        raise NotImplementedError
+
+    def sampling(self, plan):
+        """One line describing how examples are sampled, for the report."""
+        raise NotImplementedError
+
+    def solve(self, X, Y, plan, noise_multiplier, rng):
+        """Run the algorithm.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features) or scipy CSR matrix
+            float64, in ``data_order``.
+        Y : ndarray of shape (n_samples, n_outputs)
+            Encoded targets (see :mod:`dpestim.losses`).
+        plan : ERMPlan
+        noise_multiplier : float
+            Noise standard deviation in units of the L2 sensitivity.
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        result : SolverResult
+        """
+        raise NotImplementedError

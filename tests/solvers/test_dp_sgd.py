@@ -1,0 +1,137 @@
+"""dp-sgd and dp-gd: loop twin, events, contract and registry."""
+
+import math
+
+import dp_accounting as dpa
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from twins import make_targets, np_noisy_sgd
+
+from dpestim.losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED
+from dpestim.solvers import DPGD, DPSGD, SOLVERS, BaseSolver, ERMPlan, resolve_solver
+
+
+def _plan(n=50, d=4, K=1, loss=LOGISTIC, **kw):
+    base = dict(
+        n_samples=n,
+        n_features=d,
+        n_outputs=K,
+        loss=loss,
+        alpha=0.01,
+        fit_intercept=True,
+        clip_norm=0.7,
+        max_iter=3,
+        batch_size=10,
+        learning_rate=0.3,
+    )
+    base.update(kw)
+    return ERMPlan(**base)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize(
+    "loss,K", [(LOGISTIC, 1), (SQUARED, 2), (HINGE, 3), (MULTINOMIAL, 3)]
+)
+@pytest.mark.parametrize("solver_cls", [DPSGD, DPGD])
+def test_solver_equals_numpy_twin_on_same_stream(solver_cls, loss, K, sparse):
+    rng = np.random.default_rng(0)
+    plan = _plan(K=K, loss=loss, fit_intercept=loss != HINGE)
+    X = rng.normal(size=(plan.n_samples, plan.n_features))
+    Y = make_targets(loss, plan.n_samples, K, rng)
+    solver = solver_cls()
+    q = solver.sampling_prob(plan)
+    res = solver.solve(
+        sp.csr_matrix(X) if sparse else X, Y, plan, 1.3, np.random.default_rng(42)
+    )
+    W, b = np_noisy_sgd(
+        X,
+        Y,
+        loss,
+        plan.fit_intercept,
+        plan.clip_norm,
+        1.3 * plan.clip_norm,
+        q,
+        plan.learning_rate,
+        plan.alpha,
+        solver.n_steps(plan),
+        np.random.default_rng(42),
+    )
+    np.testing.assert_allclose(res.coef, W, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(res.intercept, b, rtol=1e-9, atol=1e-12)
+    assert res.n_iter == solver.n_steps(plan)
+
+
+def test_dp_sgd_event_is_poisson_gaussian_with_planned_steps():
+    plan = _plan(n=1000, batch_size=50, max_iter=4)
+    event = DPSGD().make_event(1.1, plan)
+    expected = dpa.SelfComposedDpEvent(
+        dpa.PoissonSampledDpEvent(0.05, dpa.GaussianDpEvent(1.1)), 80
+    )
+    assert event == expected
+
+
+def test_dp_gd_event_is_full_batch_gaussian():
+    plan = _plan(n=1000, batch_size=50, max_iter=7)
+    assert DPGD().make_event(2.0, plan) == dpa.SelfComposedDpEvent(
+        dpa.GaussianDpEvent(2.0), 7
+    )
+    assert DPGD().sampling_prob(plan) == 1.0
+
+
+def test_batch_larger_than_n_is_full_batch():
+    plan = _plan(n=30, batch_size=256, max_iter=5)
+    solver = DPSGD()
+    assert solver.sampling_prob(plan) == 1.0
+    assert solver.n_steps(plan) == 5
+    assert solver.make_event(1.0, plan) == dpa.SelfComposedDpEvent(
+        dpa.GaussianDpEvent(1.0), 5
+    )
+
+
+def test_steps_fixed_by_public_plan():
+    plan = _plan(n=1001, batch_size=100, max_iter=3)
+    assert DPSGD().n_steps(plan) == math.ceil(3 * 1001 / 100)
+
+
+def test_solve_reports_the_event_that_ran():
+    plan = _plan()
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(plan.n_samples, plan.n_features))
+    Y = make_targets(LOGISTIC, plan.n_samples, 1, rng)
+    res = DPSGD().solve(X, Y, plan, 0.9, rng)
+    assert res.dp_event == DPSGD().make_event(0.9, plan)
+    assert res.noise_multiplier == 0.9
+
+
+def test_registry_and_resolution():
+    assert set(SOLVERS) >= {"dp-sgd", "dp-gd"}
+    for name, cls in SOLVERS.items():
+        assert issubclass(cls, BaseSolver) and cls.name == name
+        assert cls.problem in ("erm", "saddle")
+        assert cls.privacy_notion in ("approx", "pure")
+        assert cls.data_order in ("C", "F")
+    assert isinstance(resolve_solver("dp-gd"), DPGD)
+    inst = DPSGD()
+    resolved = resolve_solver(inst)
+    assert resolved is not inst and isinstance(resolved, DPSGD)
+    with pytest.raises(ValueError, match="solver='nope'"):
+        resolve_solver("nope")
+    with pytest.raises(TypeError, match="solver must be"):
+        resolve_solver(3)
+
+
+def test_solver_has_sklearn_params_and_clones():
+    s = DPSGD()
+    assert s.get_params() == {}
+    assert isinstance(clone(s), DPSGD)
+
+
+def test_unsupported_loss_is_refused_by_name():
+    class SmoothOnly(DPSGD):
+        name = "smooth-only"
+        supported_losses = frozenset({"logistic"})
+
+    with pytest.raises(ValueError, match="does not support the 'hinge' loss"):
+        SmoothOnly().check_loss(HINGE)
