@@ -47,7 +47,8 @@ def make_accountant(accountant="rdp", neighbouring="add_or_remove_one"):
     """
     if neighbouring not in _NEIGHBOURING:
         raise ValueError(
-            f"neighbouring must be one of {sorted(_NEIGHBOURING)}, got {neighbouring!r}."
+            f"neighbouring must be one of {sorted(_NEIGHBOURING)}, "
+            f"got {neighbouring!r}."
         )
     relation = _NEIGHBOURING[neighbouring]
     if accountant == "rdp":
