@@ -90,8 +90,8 @@ class BaseSolver(BaseEstimator):
     can be cloned and its hyperparameters searched
     (``GridSearchCV(..., {"solver__momentum": [...]})``).
 
-    Class attributes
-    ----------------
+    Attributes
+    ----------
     name : str
         Registry name (``solver="..."``).
     problem : {"erm", "saddle"}
@@ -130,6 +130,16 @@ class BaseSolver(BaseEstimator):
     def make_event(self, noise_multiplier, plan):
         """The ``DpEvent`` of the mechanism run with this noise on ``plan``."""
         raise NotImplementedError
+
+    def event_inputs(self, plan):
+        """The part of ``plan`` that :meth:`make_event` depends on.
+
+        Used (with the solver's parameters) as the key under which a noise
+        calibration is cached, so that fits differing only in, say, the
+        learning rate calibrate once. The default, the whole plan, is always
+        safe; subclasses narrow it.
+        """
+        return plan
 
     def mechanism(self, plan):
         """One line describing the mechanism, for the privacy report."""

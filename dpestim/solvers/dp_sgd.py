@@ -189,6 +189,9 @@ class DPSGD(BaseSolver):
     def n_steps(self, plan):
         return max(1, math.ceil(plan.max_iter / self.sampling_prob(plan) - 1e-9))
 
+    def event_inputs(self, plan):
+        return (plan.n_samples, plan.batch_size, plan.max_iter)
+
     def make_event(self, noise_multiplier, plan):
         q = self.sampling_prob(plan)
         step = GaussianDpEvent(noise_multiplier)
