@@ -79,24 +79,39 @@ def run(epsilons=EPSILONS, random_state=0):
     for est_cls, extra, data_name, Xa, ya, Xb, yb, schedules in tasks:
         for solver in sorted(SOLVERS):
             for eps in epsilons:
-                est = est_cls(epsilon=eps, delta=DELTA, solver=solver,
-                              random_state=random_state, **extra, **schedules[solver])
+                est = est_cls(
+                    epsilon=eps,
+                    delta=DELTA,
+                    solver=solver,
+                    random_state=random_state,
+                    **extra,
+                    **schedules[solver],
+                )
                 start = time.perf_counter()
                 est.fit(Xa, ya)
                 seconds = time.perf_counter() - start
-                rows.append(dict(
-                    estimator=est_cls.__name__, dataset=data_name, solver=solver,
-                    epsilon=est.epsilon_, target_epsilon=eps, delta=DELTA,
-                    metric="R^2" if est_cls is Ridge else "accuracy",
-                    score=est.score(Xb, yb), seconds=seconds,
-                ))
+                rows.append(
+                    dict(
+                        estimator=est_cls.__name__,
+                        dataset=data_name,
+                        solver=solver,
+                        epsilon=est.epsilon_,
+                        target_epsilon=eps,
+                        delta=DELTA,
+                        metric="R^2" if est_cls is Ridge else "accuracy",
+                        score=est.score(Xb, yb),
+                        seconds=seconds,
+                    )
+                )
     return rows
 
 
 def format_table(rows):
     """Rows as an aligned text table."""
-    header = (f"{'estimator':<19}{'solver':<8}{'target eps':>11}{'epsilon_':>10}"
-              f"{'delta':>8}  {'metric':<9}{'score':>7}{'fit s':>8}")
+    header = (
+        f"{'estimator':<19}{'solver':<8}{'target eps':>11}{'epsilon_':>10}"
+        f"{'delta':>8}  {'metric':<9}{'score':>7}{'fit s':>8}"
+    )
     lines = [header, "-" * len(header)]
     for row in rows:
         lines.append(
@@ -120,8 +135,12 @@ def plot(rows, path):
         for solver in sorted({r["solver"] for r in rows}):
             sel = [r for r in rows if r["estimator"] == name and r["solver"] == solver]
             finite = [r for r in sel if math.isfinite(r["target_epsilon"])]
-            line, = ax.plot([r["target_epsilon"] for r in finite],
-                            [r["score"] for r in finite], "o-", label=solver)
+            (line,) = ax.plot(
+                [r["target_epsilon"] for r in finite],
+                [r["score"] for r in finite],
+                "o-",
+                label=solver,
+            )
             for r in sel:
                 if not math.isfinite(r["target_epsilon"]):
                     ax.axhline(r["score"], ls="--", color=line.get_color(), lw=0.8)
@@ -136,19 +155,29 @@ def plot(rows, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m dpestim", description=__doc__,
-                                     formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--plot", default="dpestim_demo.png",
-                        help="where to write the privacy-utility plot")
+    parser = argparse.ArgumentParser(
+        prog="python -m dpestim",
+        description=__doc__,
+        formatter_class=argparse.RawTextHelpFormatter,
+    )
+    parser.add_argument(
+        "--plot",
+        default="dpestim_demo.png",
+        help="where to write the privacy-utility plot",
+    )
     parser.add_argument("--no-plot", action="store_true")
     args = parser.parse_args(argv)
-    print(f"dpestim demo; datasets folder: {get_data_home()} "
-          "(set DPESTIM_DATA to change it)\n")
+    print(
+        f"dpestim demo; datasets folder: {get_data_home()} "
+        "(set DPESTIM_DATA to change it)\n"
+    )
     start = time.perf_counter()
     rows = run()
     print(format_table(rows))
-    print(f"\ntotal {time.perf_counter() - start:.1f} s (including numba compilation "
-          "on a cold cache and noise calibration)")
+    print(
+        f"\ntotal {time.perf_counter() - start:.1f} s (including numba compilation "
+        "on a cold cache and noise calibration)"
+    )
     if not args.no_plot:
         try:
             plot(rows, args.plot)

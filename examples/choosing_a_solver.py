@@ -26,21 +26,27 @@ for solver, schedule in [
     ("dp-sgd", dict(max_iter=20, batch_size=64, learning_rate=0.5)),
     ("dp-gd", dict(max_iter=100, learning_rate=2.0)),
 ]:
-    clf = LogisticRegression(epsilon=2.0, classes=classes, solver=solver,
-                             random_state=0, **schedule).fit(X, y)
-    print(f"{solver:7s} epsilon_={clf.epsilon_:.3f} steps={clf.n_iter_:5d} "
-          f"noise_multiplier={clf.noise_multiplier_:.3f} "
-          f"test accuracy={clf.score(X_test, y_test):.3f}")
+    clf = LogisticRegression(
+        epsilon=2.0, classes=classes, solver=solver, random_state=0, **schedule
+    ).fit(X, y)
+    print(
+        f"{solver:7s} epsilon_={clf.epsilon_:.3f} steps={clf.n_iter_:5d} "
+        f"noise_multiplier={clf.noise_multiplier_:.3f} "
+        f"test accuracy={clf.score(X_test, y_test):.3f}"
+    )
 
 grid = GridSearchCV(
-    LogisticRegression(epsilon=0.5, classes=classes, random_state=0, max_iter=20,
-                       batch_size=64),
+    LogisticRegression(
+        epsilon=0.5, classes=classes, random_state=0, max_iter=20, batch_size=64
+    ),
     {"learning_rate": [0.2, 1.0], "solver": ["dp-sgd", "dp-gd"]},
     cv=2,
 ).fit(X, y)
 n_fits = 4 * 2 + 1
 print(f"\nbest {grid.best_params_} test accuracy={grid.score(X_test, y_test):.3f}")
-print(f"the refit spent epsilon={grid.best_estimator_.epsilon_:.3f}; the search ran "
-      f"{n_fits} fits on the same records, so by basic composition it spent up to "
-      f"{n_fits} x 0.5 = {n_fits * 0.5:g} (and {n_fits} x delta). Budget for "
-      "tuning, or tune on public data.")
+print(
+    f"the refit spent epsilon={grid.best_estimator_.epsilon_:.3f}; the search ran "
+    f"{n_fits} fits on the same records, so by basic composition it spent up to "
+    f"{n_fits} x 0.5 = {n_fits * 0.5:g} (and {n_fits} x delta). Budget for "
+    "tuning, or tune on public data."
+)

@@ -45,7 +45,10 @@ ref = sk.LogisticRegression(C=1 / (alpha * X.shape[0]), max_iter=1000).fit(X, y)
 print(f"non-private (sklearn)   : {ref.score(X_test, y_test):.4f}")
 
 # The same budget, stated the other way round: fix the noise, read epsilon.
-fixed = LogisticRegression(epsilon=None, noise_multiplier=clf.noise_multiplier_,
-                           classes=[0, 1], random_state=0).fit(X, y)
-print(f"noise_multiplier={fixed.noise_multiplier_:.4f} -> epsilon_={fixed.epsilon_:.4f}")
+fixed = LogisticRegression(
+    epsilon=None, noise_multiplier=clf.noise_multiplier_, classes=[0, 1], random_state=0
+).fit(X, y)
+print(
+    f"noise_multiplier={fixed.noise_multiplier_:.4f} -> epsilon_={fixed.epsilon_:.4f}"
+)
 assert np.isclose(fixed.epsilon_, clf.epsilon_)

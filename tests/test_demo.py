@@ -10,8 +10,11 @@ from dpestim.solvers import SOLVERS
 
 def test_demo_rows_cover_every_estimator_and_solver():
     rows = _demo.run(epsilons=(1.0, math.inf))
-    assert {r["estimator"] for r in rows} == {"LogisticRegression", "LinearSVC",
-                                             "Ridge"}
+    assert {r["estimator"] for r in rows} == {
+        "LogisticRegression",
+        "LinearSVC",
+        "Ridge",
+    }
     assert {r["solver"] for r in rows} == set(SOLVERS)
     for r in rows:
         assert r["epsilon"] <= r["target_epsilon"]
@@ -22,6 +25,10 @@ def test_demo_rows_cover_every_estimator_and_solver():
 
 
 def test_demo_entry_point_help():
-    out = subprocess.run([sys.executable, "-m", "dpestim", "--help"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "dpestim", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "privacy-utility" in out.stdout

@@ -167,8 +167,9 @@ def test_sparse_with_explicit_zeros_and_duplicates_matches_dense(Xy):
         data.append(0.0)  # and an explicit zero
         indices.append(0)
         indptr.append(len(data))
-    Xdup = sp.csr_matrix((np.array(data), np.array(indices), np.array(indptr)),
-                         shape=X.shape)
+    Xdup = sp.csr_matrix(
+        (np.array(data), np.array(indices), np.array(indptr)), shape=X.shape
+    )
     assert not Xdup.has_canonical_format
     est = dict(classes=[0, 1], random_state=3, clip_norm=0.1)
     dense = LogisticRegression(**est).fit(X, y)

@@ -52,9 +52,15 @@ def test_given_label_set_does_not_warn_and_allows_absent_class(Xy):
 )
 def test_calibrated_fit_meets_budget(Xy, epsilon, accountant):
     X, y = Xy
-    clf = LogisticRegression(epsilon=epsilon, delta=1e-5, classes=[0, 1],
-                             accountant=accountant, batch_size=100, max_iter=2,
-                             random_state=0).fit(X, y)
+    clf = LogisticRegression(
+        epsilon=epsilon,
+        delta=1e-5,
+        classes=[0, 1],
+        accountant=accountant,
+        batch_size=100,
+        max_iter=2,
+        random_state=0,
+    ).fit(X, y)
     assert clf.epsilon_ <= epsilon
     assert clf.epsilon_ >= 0.99 * epsilon
     assert clf.delta_ == 1e-5
@@ -63,24 +69,38 @@ def test_calibrated_fit_meets_budget(Xy, epsilon, accountant):
 
 def test_dp_event_is_what_ran(Xy):
     X, y = Xy
-    clf = LogisticRegression(epsilon=None, noise_multiplier=1.5, classes=[0, 1],
-                             batch_size=100, max_iter=2, random_state=0).fit(X, y)
+    clf = LogisticRegression(
+        epsilon=None,
+        noise_multiplier=1.5,
+        classes=[0, 1],
+        batch_size=100,
+        max_iter=2,
+        random_state=0,
+    ).fit(X, y)
     expected = dpa.SelfComposedDpEvent(
-        dpa.PoissonSampledDpEvent(0.1, dpa.GaussianDpEvent(1.5)), 20)
+        dpa.PoissonSampledDpEvent(0.1, dpa.GaussianDpEvent(1.5)), 20
+    )
     assert clf.dp_event_ == expected
     assert clf.n_iter_ == 20
     assert clf.noise_multiplier_ == 1.5
     assert clf.epsilon_ == compute_epsilon(expected, 1e-5)
-    gd = LogisticRegression(epsilon=None, noise_multiplier=1.5, classes=[0, 1],
-                            solver="dp-gd", max_iter=7).fit(X, y)
+    gd = LogisticRegression(
+        epsilon=None, noise_multiplier=1.5, classes=[0, 1], solver="dp-gd", max_iter=7
+    ).fit(X, y)
     assert gd.dp_event_ == dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(1.5), 7)
 
 
 def test_multiclass_is_one_mechanism_not_a_composition(Xy):
     X, y = Xy
     y3 = np.digitize(X[:, 1], [-0.3, 0.3])
-    kw = dict(epsilon=None, noise_multiplier=1.0, batch_size=100, max_iter=1,
-              classes=[0, 1, 2], random_state=0)
+    kw = dict(
+        epsilon=None,
+        noise_multiplier=1.0,
+        batch_size=100,
+        max_iter=1,
+        classes=[0, 1, 2],
+        random_state=0,
+    )
     multi = LinearSVC(**kw).fit(X, y3)
     binary = LinearSVC(**{**kw, "classes": [0, 1]}).fit(X, y)
     assert multi.dp_event_ == binary.dp_event_
@@ -99,11 +119,11 @@ def test_int_random_state_is_bit_reproducible_and_none_is_fresh(Xy):
 
 def test_fit_mutates_no_global_state(Xy):
     X, y = Xy
-    np.random.seed(123)
-    before = np.random.get_state()[1].copy()
+    np.random.seed(123)  # noqa: NPY002 (the legacy global state is the point)
+    before = np.random.get_state()[1].copy()  # noqa: NPY002
     filters = list(warnings.filters)
     LogisticRegression(classes=[0, 1], random_state=0).fit(X, y)
-    assert np.array_equal(np.random.get_state()[1], before)
+    assert np.array_equal(np.random.get_state()[1], before)  # noqa: NPY002
     assert warnings.filters == filters
 
 
@@ -127,8 +147,15 @@ def test_privacy_report_contents(Xy):
         LogisticRegression().privacy_report()
     clf = LogisticRegression(classes=[0, 1], random_state=0).fit(X, y)
     text = str(clf.privacy_report())
-    for needle in ("dp-sgd", "Poisson", "adding or removing one record", "rdp",
-                   "GaussianDpEvent", "number of training records n", "steps"):
+    for needle in (
+        "dp-sgd",
+        "Poisson",
+        "adding or removing one record",
+        "rdp",
+        "GaussianDpEvent",
+        "number of training records n",
+        "steps",
+    ):
         assert needle in text
 
 
@@ -145,12 +172,15 @@ def test_nothing_data_derived_written_back_into_parameters(Xy):
 
 def test_works_in_pipeline_and_grid_search(Xy):
     X, y = Xy
-    pipe = make_pipeline(FunctionTransformer(lambda Z: Z / 2),
-                         LogisticRegression(classes=[0, 1], random_state=0))
+    pipe = make_pipeline(
+        FunctionTransformer(lambda Z: Z / 2),
+        LogisticRegression(classes=[0, 1], random_state=0),
+    )
     assert pipe.fit(X, y).score(X, y) > 0.6
     grid = GridSearchCV(
         LogisticRegression(solver=DPSGD(), classes=[0, 1], random_state=0),
-        {"solver": ["dp-sgd", "dp-gd"], "learning_rate": [0.1, 1.0]}, cv=2,
+        {"solver": ["dp-sgd", "dp-gd"], "learning_rate": [0.1, 1.0]},
+        cv=2,
     ).fit(X, y)
     assert grid.best_estimator_.epsilon_ <= 1.0
 

@@ -76,13 +76,27 @@ def test_dp_sgd_event_is_poisson_gaussian_with_planned_steps():
 def test_event_depends_only_on_declared_event_inputs(solver):
     """The calibration cache key must determine the event."""
     plan = _plan(n=1000, batch_size=50, max_iter=4)
-    other = _plan(n=1000, batch_size=50, max_iter=4, d=9, K=3, loss=SQUARED,
-                  alpha=1.0, fit_intercept=False, clip_norm=5.0, learning_rate=9.0)
+    other = _plan(
+        n=1000,
+        batch_size=50,
+        max_iter=4,
+        d=9,
+        K=3,
+        loss=SQUARED,
+        alpha=1.0,
+        fit_intercept=False,
+        clip_norm=5.0,
+        learning_rate=9.0,
+    )
     assert solver.event_inputs(plan) == solver.event_inputs(other)
     assert solver.make_event(1.3, plan) == solver.make_event(1.3, other)
     for change in (dict(n_samples=999), dict(batch_size=51), dict(max_iter=5)):
-        changed = _plan(**{**dict(n=1000, batch_size=50, max_iter=4), **{
-            ("n" if k == "n_samples" else k): v for k, v in change.items()}})
+        changed = _plan(
+            **{
+                **dict(n=1000, batch_size=50, max_iter=4),
+                **{("n" if k == "n_samples" else k): v for k, v in change.items()},
+            }
+        )
         if solver.make_event(1.3, changed) != solver.make_event(1.3, plan):
             assert solver.event_inputs(changed) != solver.event_inputs(plan)
 
