@@ -29,8 +29,8 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
     max_iter : int, default=10
         Number of epochs, fixed before fitting (there is no data-dependent
         stopping and no ``tol``). For ``solver="dp-sgd"`` the number of steps
-        is ``ceil(max_iter * n_samples / batch_size)``; for ``"dp-gd"`` it is
-        ``max_iter``.
+        is ``ceil(max_iter / q)`` with ``q = min(1, batch_size / n_samples)``;
+        for ``"dp-gd"`` it is ``max_iter``.
     batch_size : int, default=256
         Expected batch size of Poisson sampling: every record enters each step
         independently with probability ``min(1, batch_size / n_samples)``.
