@@ -10,7 +10,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -149,6 +149,26 @@ class BaseDPLinearModel(BaseEstimator):
         return float(nm), epsilon, event
 
     # -- fitting ---------------------------------------------------------------
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit the model privately.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data. Sparse input is used in CSR form.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            Class labels (classifiers; all in ``classes`` when it is given) or
+            targets (:class:`~dpestim.Ridge`, where several targets are fitted
+            in one private run with their gradients clipped together).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._fit(X, y)
 
     def _fit(self, X, y):
         self._fit_warnings = []

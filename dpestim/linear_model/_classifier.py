@@ -19,6 +19,41 @@ class BaseDPLinearClassifier(ClassifierMixin, BaseDPLinearModel):
     }
     _validate_kwargs = {}
 
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        delta=1e-5,
+        noise_multiplier=None,
+        clip_norm=1.0,
+        alpha=1e-4,
+        fit_intercept=True,
+        max_iter=10,
+        batch_size=256,
+        learning_rate=0.5,
+        solver="dp-sgd",
+        accountant="rdp",
+        classes=None,
+        random_state=None,
+        verbose=0,
+    ):
+        super().__init__(
+            epsilon=epsilon,
+            delta=delta,
+            noise_multiplier=noise_multiplier,
+            clip_norm=clip_norm,
+            alpha=alpha,
+            fit_intercept=fit_intercept,
+            max_iter=max_iter,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            solver=solver,
+            accountant=accountant,
+            random_state=random_state,
+            verbose=verbose,
+        )
+        self.classes = classes
+
     def _resolve_classes(self, y):
         """Set ``classes_`` from ``classes=`` (public) or, with a warning, ``y``."""
         check_classification_targets(y)

@@ -2,7 +2,6 @@
 
 import numpy as np
 from scipy.special import expit, log_softmax, softmax
-from sklearn.base import _fit_context
 
 from ..losses import LOGISTIC, MULTINOMIAL
 from ._classifier import BaseDPLinearClassifier
@@ -14,41 +13,6 @@ __all__ = ["LogisticRegression"]
 class LogisticRegression(BaseDPLinearClassifier):
     _loss_name = "logistic"
 
-    def __init__(
-        self,
-        *,
-        epsilon=1.0,
-        delta=1e-5,
-        noise_multiplier=None,
-        clip_norm=1.0,
-        alpha=1e-4,
-        fit_intercept=True,
-        max_iter=10,
-        batch_size=256,
-        learning_rate=0.5,
-        solver="dp-sgd",
-        accountant="rdp",
-        classes=None,
-        random_state=None,
-        verbose=0,
-    ):
-        super().__init__(
-            epsilon=epsilon,
-            delta=delta,
-            noise_multiplier=noise_multiplier,
-            clip_norm=clip_norm,
-            alpha=alpha,
-            fit_intercept=fit_intercept,
-            max_iter=max_iter,
-            batch_size=batch_size,
-            learning_rate=learning_rate,
-            solver=solver,
-            accountant=accountant,
-            random_state=random_state,
-            verbose=verbose,
-        )
-        self.classes = classes
-
     def _encode_targets(self, y):
         idx = self._resolve_classes(y)
         n_classes = self.classes_.shape[0]
@@ -57,23 +21,6 @@ class LogisticRegression(BaseDPLinearClassifier):
         Y = np.zeros((idx.shape[0], n_classes))
         Y[np.arange(idx.shape[0]), idx] = 1.0
         return MULTINOMIAL, Y
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Fit the model privately.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data. Sparse input is used in CSR form.
-        y : array-like of shape (n_samples,)
-            Labels, all in ``classes`` when it is given.
-
-        Returns
-        -------
-        self : LogisticRegression
-        """
-        return self._fit(X, y)
 
     def predict_proba(self, X):
         """Class probabilities (sigmoid for binary, softmax for multinomial).

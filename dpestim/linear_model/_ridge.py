@@ -1,6 +1,6 @@
 """Differentially private ridge regression."""
 
-from sklearn.base import RegressorMixin, _fit_context
+from sklearn.base import RegressorMixin
 
 from ..losses import SQUARED
 from ._base import BaseDPLinearModel
@@ -22,24 +22,6 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
             self.coef_, self.intercept_ = coef[0], float(intercept[0])
         else:
             self.coef_, self.intercept_ = coef, intercept
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Fit the model privately.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data. Sparse input is used in CSR form.
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            Targets. With several targets the per-example gradients of all
-            targets are clipped together (one private run).
-
-        Returns
-        -------
-        self : Ridge
-        """
-        return self._fit(X, y)
 
     def predict(self, X):
         """Predict with the private linear model.

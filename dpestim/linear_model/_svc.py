@@ -1,7 +1,6 @@
 """Differentially private linear support vector classifier."""
 
 import numpy as np
-from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
 from ..losses import HINGE, SQUARED_HINGE
@@ -50,11 +49,11 @@ class LinearSVC(BaseDPLinearClassifier):
             learning_rate=learning_rate,
             solver=solver,
             accountant=accountant,
+            classes=classes,
             random_state=random_state,
             verbose=verbose,
         )
         self.loss = loss
-        self.classes = classes
 
     @property
     def _loss_name(self):
@@ -69,23 +68,6 @@ class LinearSVC(BaseDPLinearClassifier):
             Y = np.full((idx.shape[0], n_classes), -1.0)
             Y[np.arange(idx.shape[0]), idx] = 1.0
         return _LOSSES[self.loss], Y
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Fit the model privately.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data. Sparse input is used in CSR form.
-        y : array-like of shape (n_samples,)
-            Labels, all in ``classes`` when it is given.
-
-        Returns
-        -------
-        self : LinearSVC
-        """
-        return self._fit(X, y)
 
 
 LinearSVC.__doc__ = f"""Differentially private linear support vector classifier.
