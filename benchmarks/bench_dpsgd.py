@@ -16,7 +16,12 @@ calibration). numba compilation is excluded by a warm-up fit on the same input
 type. dpestim caches the noise calibration inside the process, so each
 dpestim fit is timed twice: first with the calibration cache emptied ("fresh
 calibration", what a single user fit costs) and then with it filled
-("calibration cached"); the headline per-epoch time uses the second.
+("calibration cached"); the headline per-epoch time uses the second. On the
+sparse datasets dpestim is also timed with ``noise_multiplier=0`` (same loop,
+no Gaussian draws; not a private fit) to split the epoch into the gradient
+work and the per-step noise. Fits of all variants are interleaved so that
+background load affects them alike; process CPU times are recorded in the
+JSON as well (they exceed wall times where a library uses extra threads).
 
 Usage::
 
@@ -54,13 +59,13 @@ CONFIGS = {
         "dense_shape": (200_000, 100),
         "dense_epochs": (5, 10),
         "sparse_epochs": (10, 50),
-        "repeats": 5,
+        "repeats": 7,
         "latency_runs": 3,
     },
     "quick": {
         "dense_shape": (20_000, 100),
         "dense_epochs": (2, 4),
-        "sparse_epochs": (2, 6),
+        "sparse_epochs": (2, 12),
         "repeats": 2,
         "latency_runs": 3,
     },
@@ -113,6 +118,46 @@ print(json.dumps({
 }))
 """
 
+# Named baseline: the same first fit with scikit-learn's SGDClassifier.
+CHILD_SKLEARN = CHILD_SCRIPT.replace("import dpestim", "import sklearn.linear_model")
+CHILD_SKLEARN = CHILD_SKLEARN.replace(
+    "dpestim.LogisticRegression(epsilon=1, classes=[0, 1]).fit(X, y)",
+    "sklearn.linear_model.SGDClassifier(loss='log_loss').fit(X, y)",
+)
+
+# Same first fit, split into its parts (run separately so that the timed runs
+# above end with the first fit): import of the dependencies, import of
+# dpestim itself, the first fit, a repeat (calibration cached, numba loaded)
+# and a fit needing a new calibration (max_iter=11; numba loaded).
+CHILD_BREAKDOWN = """\
+import time
+t0 = time.perf_counter()
+import json
+import numpy as np
+import scipy.special
+import sklearn.base
+import numba
+import dp_accounting
+t_deps = time.perf_counter()
+import dpestim
+t_import = time.perf_counter()
+rng = np.random.default_rng(0)
+X = rng.standard_normal((1000, 20))
+y = (X[:, 0] + 0.5 * rng.standard_normal(1000) > 0).astype(np.int64)
+times = []
+for max_iter in (10, 10, 11):
+    t = time.perf_counter()
+    dpestim.LogisticRegression(epsilon=1, classes=[0, 1], max_iter=max_iter).fit(X, y)
+    times.append(time.perf_counter() - t)
+print(json.dumps({
+    "import_dependencies_s": t_deps - t0,
+    "import_dpestim_only_s": t_import - t_deps,
+    "first_fit_s": times[0],
+    "repeat_fit_s": times[1],
+    "new_calibration_fit_s": times[2],
+}))
+"""
+
 
 # --------------------------------------------------------------- machine
 def _version(dist):
@@ -146,6 +191,8 @@ def machine_info():
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         commit = None
+    from threadpoolctl import threadpool_info
+
     import dpestim
 
     return {
@@ -160,6 +207,10 @@ def machine_info():
         "dp-accounting": _version("dp-accounting"),
         "dpestim": dpestim.__version__,
         "git_commit": commit,
+        "threadpools": [
+            {k: info.get(k) for k in ("internal_api", "num_threads", "version")}
+            for info in threadpool_info()
+        ],
     }
 
 
@@ -190,12 +241,12 @@ def _clear_calibration_cache():
 def _timed_fit(estimator, X, y, seen_warnings):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         estimator.fit(X, y)
-        elapsed = time.perf_counter() - t0
+        elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     for w in caught:
         seen_warnings.add(f"{w.category.__name__}: {w.message}")
-    return elapsed, estimator
+    return elapsed, cpu, estimator
 
 
 def bench_problem(X, y, epochs, repeats, *, noise_free=False):
@@ -223,21 +274,26 @@ def bench_problem(X, y, epochs, repeats, *, noise_free=False):
 
     variants = ["dpestim_fresh_calibration", *makers]
     raw = {v: {str(e1): [], str(e2): []} for v in variants}
+    raw_cpu = {v: {str(e1): [], str(e2): []} for v in variants}
     cache_cleared = True
     fitted = {}
+    # Interleaved so that background load hits every variant alike.
     for _ in range(repeats):
         for e in (e1, e2):
             cache_cleared &= _clear_calibration_cache()
-            t, est = _timed_fit(makers["dpestim"](e), X, y, seen)
+            t, c, est = _timed_fit(makers["dpestim"](e), X, y, seen)
             raw["dpestim_fresh_calibration"][str(e)].append(t)
+            raw_cpu["dpestim_fresh_calibration"][str(e)].append(c)
             for name, make in makers.items():
-                t, est = _timed_fit(make(e), X, y, seen)
+                t, c, est = _timed_fit(make(e), X, y, seen)
                 raw[name][str(e)].append(t)
+                raw_cpu[name][str(e)].append(c)
                 fitted[(name, e)] = est
 
     summary = {}
     for v in variants:
         t1, t2 = raw[v][str(e1)], raw[v][str(e2)]
+        c1, c2 = raw_cpu[v][str(e1)], raw_cpu[v][str(e2)]
         summary[v] = {
             f"fit_E{e1}_min_s": min(t1),
             f"fit_E{e2}_min_s": min(t2),
@@ -246,6 +302,7 @@ def bench_problem(X, y, epochs, repeats, *, noise_free=False):
             "per_epoch_s": (min(t2) - min(t1)) / (e2 - e1),
             "per_epoch_median_s": (statistics.median(t2) - statistics.median(t1))
             / (e2 - e1),
+            "per_epoch_cpu_s": (min(c2) - min(c1)) / (e2 - e1),
         }
     dp_fit = fitted[("dpestim", e1)]
     n, d = X.shape
@@ -266,6 +323,7 @@ def bench_problem(X, y, epochs, repeats, *, noise_free=False):
         "warmup_fit_s": warmup,
         "calibration_cache_cleared": cache_cleared,
         "raw_fit_s": raw,
+        "raw_fit_cpu_s": raw_cpu,
         "summary": summary,
         "dpestim_fit": dp_info,
         "warnings": sorted(seen),
@@ -300,6 +358,12 @@ def run_dense(cfg):
     )
     s = res["summary"]
     res["ratio_per_epoch"] = s["dpestim"]["per_epoch_s"] / s["sklearn"]["per_epoch_s"]
+    res["ratio_per_epoch_median"] = (
+        s["dpestim"]["per_epoch_median_s"] / s["sklearn"]["per_epoch_median_s"]
+    )
+    res["ratio_per_epoch_cpu"] = (
+        s["dpestim"]["per_epoch_cpu_s"] / s["sklearn"]["per_epoch_cpu_s"]
+    )
     res["target_ratio_max"] = TARGET_DENSE_RATIO
     res["target_held"] = res["ratio_per_epoch"] <= TARGET_DENSE_RATIO
     return res
@@ -331,9 +395,7 @@ def run_sparse(cfg):
         X.indptr = X.indptr.astype(np.int32)
         n, d = X.shape
         print(f"[sparse] {name}: {n} x {d}, nnz={X.nnz}", flush=True)
-        res = bench_problem(
-            X, y, cfg["sparse_epochs"], cfg["repeats"], noise_free=True
-        )
+        res = bench_problem(X, y, cfg["sparse_epochs"], cfg["repeats"], noise_free=True)
         s = res["summary"]
         dp, sk = s["dpestim"]["per_epoch_s"], s["sklearn"]["per_epoch_s"]
         nf = s["dpestim_noise_free"]["per_epoch_s"]
@@ -345,6 +407,9 @@ def run_sparse(cfg):
             n_x_d=n * d,
             loader_index_dtype=index_dtype,
             ratio_per_epoch=dp / sk,
+            ratio_per_epoch_cpu=s["dpestim"]["per_epoch_cpu_s"]
+            / s["sklearn"]["per_epoch_cpu_s"],
+            dpestim_noise_free_s_per_epoch=nf,
             dpestim_ns_per_nnz=dp / X.nnz * 1e9,
             dpestim_ns_per_nd=dp / (n * d) * 1e9,
             sklearn_ns_per_nnz=sk / X.nnz * 1e9,
@@ -388,10 +453,10 @@ def run_latency(cfg):
     cache_dir.mkdir(parents=True)
     env = {**os.environ, "NUMBA_CACHE_DIR": str(cache_dir)}
 
-    def once():
+    def once(script=CHILD_SCRIPT):
         t0 = time.perf_counter()
         proc = subprocess.run(
-            [sys.executable, "-c", CHILD_SCRIPT],
+            [sys.executable, "-c", script],
             cwd=REPO,
             env=env,
             capture_output=True,
@@ -409,11 +474,35 @@ def run_latency(cfg):
         key: statistics.median(r[key] for r in runs)
         for key in ("parent_wall_s", "total_s", "import_s", "fit_s")
     }
+    sk_runs = [once(CHILD_SKLEARN) for _ in range(cfg["latency_runs"])]
+    sk_med = {
+        key: statistics.median(r[key] for r in sk_runs)
+        for key in ("parent_wall_s", "total_s", "import_s", "fit_s")
+    }
+    parts = [once(CHILD_BREAKDOWN) for _ in range(cfg["latency_runs"])]
+    parts_med = {
+        key: statistics.median(r[key] for r in parts)
+        for key in parts[0]
+        if key.endswith("_s")
+    }
+    # Derived: calibration = new-calibration fit - repeat fit; one-time numba
+    # cache load and initialisation = first fit - new-calibration fit.
+    parts_med["calibration_s"] = (
+        parts_med["new_calibration_fit_s"] - parts_med["repeat_fit_s"]
+    )
+    parts_med["numba_load_s"] = (
+        parts_med["first_fit_s"] - parts_med["new_calibration_fit_s"]
+    )
     return {
         "numba_cache_dir": str(cache_dir.relative_to(REPO)),
         "cold_cache_run_discarded": cold,
         "runs": runs,
         "median": med,
+        "sklearn_baseline_runs": sk_runs,
+        "sklearn_baseline_median": sk_med,
+        "ratio_to_sklearn": med["parent_wall_s"] / sk_med["parent_wall_s"],
+        "breakdown_runs": parts,
+        "breakdown_median": parts_med,
         "target_s": TARGET_FIRST_FIT_S,
         "target_held": max(med["parent_wall_s"], med["total_s"]) < TARGET_FIRST_FIT_S,
     }
@@ -441,66 +530,84 @@ def render_markdown(results):
         f"{results['total_s']:.0f} s.",
         "",
     ]
+    if results["mode"] == "quick":
+        lines += [
+            "**Quick mode: a smoke run (small problems, few repeats). Its numbers "
+            "are too noisy to judge the targets; use the full run.**",
+            "",
+        ]
     dense = results["dense"]
     e1, e2 = dense["epochs"]
     s = dense["summary"]
+    dp, sk = s["dpestim"], s["sklearn"]
+    fresh = s["dpestim_fresh_calibration"]
     lines += [
         f"### 1. Dense {dense['n']:,} x {dense['d']} (row norm mean "
         f"{dense['row_norm_mean']:.3f}), E1={e1}, E2={e2} epochs, "
-        f"min of {dense['repeats']} fits",
+        f"{dense['repeats']} fits of each",
         "",
         "| quantity | dpestim dp-sgd | sklearn SGDClassifier | ratio |",
         "|---|---:|---:|---:|",
+        f"| **time per epoch, wall, min-based (ms)** | **{_ms(dp['per_epoch_s'])}** "
+        f"| **{_ms(sk['per_epoch_s'])}** | **{dense['ratio_per_epoch']:.2f}** |",
+        f"| time per epoch, wall, median-based (ms) | "
+        f"{_ms(dp['per_epoch_median_s'])} | {_ms(sk['per_epoch_median_s'])} | "
+        f"{dense['ratio_per_epoch_median']:.2f} |",
     ]
-    dp, sk = s["dpestim"], s["sklearn"]
-    fresh = s["dpestim_fresh_calibration"]
-    lines.append(
-        f"| time per epoch (ms) | {_ms(dp['per_epoch_s'])} | "
-        f"{_ms(sk['per_epoch_s'])} | {dense['ratio_per_epoch']:.2f} |"
-    )
-    lines.append(
-        f"| time per epoch, fresh calibration (ms) | {_ms(fresh['per_epoch_s'])} | "
-        f"{_ms(sk['per_epoch_s'])} | "
-        f"{fresh['per_epoch_s'] / sk['per_epoch_s']:.2f} |"
-    )
     for e in (e1, e2):
         key = f"fit_E{e}_min_s"
         lines.append(
-            f"| whole fit, {e} epochs, fresh calibration (s) | {fresh[key]:.3f} | "
-            f"{sk[key]:.3f} | {fresh[key] / sk[key]:.2f} |"
+            f"| whole fit, {e} epochs, fresh calibration (s, min) | "
+            f"{fresh[key]:.3f} | {sk[key]:.3f} | {fresh[key] / sk[key]:.2f} |"
         )
         lines.append(
-            f"| whole fit, {e} epochs, calibration cached (s) | {dp[key]:.3f} | "
-            f"{sk[key]:.3f} | {dp[key] / sk[key]:.2f} |"
+            f"| whole fit, {e} epochs, calibration cached (s, min) | "
+            f"{dp[key]:.3f} | {sk[key]:.3f} | {dp[key] / sk[key]:.2f} |"
         )
     lines += [""]
 
     sparse = results["sparse"]
+    se1, se2 = results["config"]["sparse_epochs"]
+    done = [name for name in SPARSE if "skipped" not in sparse[name]]
     lines += [
-        "### 2. Sparse (CSR), E1={}, E2={} epochs".format(
-            *results["config"]["sparse_epochs"]
-        ),
+        f"### 2. Sparse CSR, E1={se1}, E2={se2} epochs, "
+        f"{results['config']['repeats']} fits of each",
         "",
-        "| dataset | n x d | nnz | dpestim ms/epoch | sklearn ms/epoch | ratio "
-        "| dpestim ns/nnz | dpestim ns/(n*d) | sklearn ns/nnz "
-        "| dpestim noise-free ns/nnz | noise ms/epoch (draws/epoch) |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name in SPARSE:
-        r = sparse[name]
-        if "skipped" in r:
-            lines.append(f"| {name} | skipped: {r['skipped']} |" + " |" * 9)
-            continue
-        ss = r["summary"]
-        lines.append(
-            f"| {name} | {r['n']:,} x {r['d']:,} | {r['nnz']:,} | "
-            f"{_ms(ss['dpestim']['per_epoch_s'])} | "
-            f"{_ms(ss['sklearn']['per_epoch_s'])} | {r['ratio_per_epoch']:.2f} | "
-            f"{r['dpestim_ns_per_nnz']:.1f} | {r['dpestim_ns_per_nd']:.3f} | "
-            f"{r['sklearn_ns_per_nnz']:.1f} | {r['noise_free_ns_per_nnz']:.1f} | "
-            f"{_ms(r['noise_s_per_epoch'])} "
-            f"({r['dpestim_fit']['noise_draws_per_epoch']:,.0f}) |"
-        )
+        if name not in done:
+            lines.append(f"- {name}: {sparse[name]['skipped']}")
+    if done:
+        lines += [
+            "| dataset | n x d | nnz | dpestim ms/epoch | sklearn ms/epoch | ratio |",
+            "|---|---|---:|---:|---:|---:|",
+        ]
+        for name in done:
+            r = sparse[name]
+            ss = r["summary"]
+            lines.append(
+                f"| {name} | {r['n']:,} x {r['d']:,} | {r['nnz']:,} | "
+                f"{_ms(ss['dpestim']['per_epoch_s'])} | "
+                f"{_ms(ss['sklearn']['per_epoch_s'])} | "
+                f"{r['ratio_per_epoch']:.2f} |"
+            )
+        lines += [
+            "",
+            "| dataset | dpestim ns/nnz | dpestim ns/(n*d) | sklearn ns/nnz "
+            "| dpestim noise-free ms/epoch (ns/nnz) "
+            "| noise draws/epoch | noisy - noise-free ms/epoch |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for name in done:
+            r = sparse[name]
+            lines.append(
+                f"| {name} | {r['dpestim_ns_per_nnz']:.1f} | "
+                f"{r['dpestim_ns_per_nd']:.3f} | {r['sklearn_ns_per_nnz']:.1f} | "
+                f"{_ms(r['dpestim_noise_free_s_per_epoch'])} "
+                f"({r['noise_free_ns_per_nnz']:.1f}) | "
+                f"{r['dpestim_fit']['noise_draws_per_epoch']:,.0f} | "
+                f"{_ms(r['noise_s_per_epoch'])} |"
+            )
     if "comparison" in sparse:
         c = sparse["comparison"]
         lines += [
@@ -520,8 +627,7 @@ def render_markdown(results):
     lines += [
         "### 3. First fit in a fresh process (1,000 x 20, warm numba cache)",
         "",
-        "| run | parent wall (s) | child start->fit end (s) | import (s) "
-        "| fit (s) |",
+        "| run | parent wall (s) | child start->fit end (s) | import (s) | fit (s) |",
         "|---|---:|---:|---:|---:|",
         f"| cold cache (discarded) | {cold['parent_wall_s']:.2f} | "
         f"{cold['total_s']:.2f} | {cold['import_s']:.2f} | {cold['fit_s']:.2f} |",
@@ -534,6 +640,25 @@ def render_markdown(results):
     lines += [
         f"| **median (warm)** | **{med['parent_wall_s']:.2f}** | "
         f"**{med['total_s']:.2f}** | {med['import_s']:.2f} | {med['fit_s']:.2f} |",
+        f"| sklearn SGDClassifier, same child (median) | "
+        f"{lat['sklearn_baseline_median']['parent_wall_s']:.2f} | "
+        f"{lat['sklearn_baseline_median']['total_s']:.2f} | "
+        f"{lat['sklearn_baseline_median']['import_s']:.2f} | "
+        f"{lat['sklearn_baseline_median']['fit_s']:.2f} |",
+        "",
+        f"Ratio dpestim / sklearn first fit (parent wall): "
+        f"{lat['ratio_to_sklearn']:.2f}.",
+        "",
+    ]
+    bd = lat["breakdown_median"]
+    lines += [
+        f"Breakdown (separate runs, median of {len(lat['breakdown_runs'])}): "
+        f"importing the dependencies (numpy, scipy.special, sklearn.base, numba, "
+        f"dp_accounting) {bd['import_dependencies_s']:.2f} s, then dpestim "
+        f"itself {bd['import_dpestim_only_s']:.2f} s; first fit "
+        f"{bd['first_fit_s']:.2f} s = noise calibration ~{bd['calibration_s']:.2f}"
+        f" s + numba cache load/initialisation ~{bd['numba_load_s']:.2f} s + "
+        f"the rest of the fit {bd['repeat_fit_s']:.2f} s (a repeat fit).",
         "",
         "### Targets",
         "",
@@ -551,7 +676,7 @@ def render_markdown(results):
             f"{_yes(c['target_held'])} |"
         )
     else:
-        lines.append("| sparse epoch time follows nnz | not measured (data missing) | - |")
+        lines.append("| sparse epoch time follows nnz | not measured (no data) | - |")
     lines.append(
         f"| first fit in a fresh process < {TARGET_FIRST_FIT_S:g} s (median) | "
         f"{med['parent_wall_s']:.2f} s wall, {med['total_s']:.2f} s in child | "
@@ -591,8 +716,14 @@ def main(argv=None):
 
     # Keep this process's numba cache inside the (gitignored) scratch folder;
     # must be set before numba is imported.
-    SCRATCH.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("NUMBA_CACHE_DIR", str(SCRATCH / "numba_cache_bench"))
+    # numba does not invalidate a cached function when a jitted function it
+    # calls from another file changes, so start from an empty cache each run
+    # (compilation happens in the untimed warm-up fits).
+    if "NUMBA_CACHE_DIR" not in os.environ:
+        bench_cache = SCRATCH / "numba_cache_bench"
+        shutil.rmtree(bench_cache, ignore_errors=True)
+        bench_cache.mkdir(parents=True)
+        os.environ["NUMBA_CACHE_DIR"] = str(bench_cache)
     # dp_accounting logs RDP-order convergence notes through absl.
     logging.getLogger("absl").setLevel(logging.ERROR)
 
@@ -604,9 +735,12 @@ def main(argv=None):
         "loadavg_start": os.getloadavg(),
     }
     print(f"[dense] {cfg['dense_shape']}", flush=True)
+    results["loadavg_before_dense"] = os.getloadavg()
     results["dense"] = run_dense(cfg)
+    results["loadavg_before_sparse"] = os.getloadavg()
     results["sparse"] = run_sparse(cfg)
     print("[latency] first fit in fresh processes", flush=True)
+    results["loadavg_before_latency"] = os.getloadavg()
     results["latency"] = run_latency(cfg)
     results["loadavg_end"] = os.getloadavg()
     results["total_s"] = time.perf_counter() - start

@@ -138,7 +138,7 @@ class BaseDPLinearModel(BaseEstimator):
                 delta,
                 accountant=self.accountant,
                 neighbouring=solver.neighbouring,
-                cache_key=(repr(solver), solver.event_inputs(plan)),
+                cache_key=solver.calibration_key(plan),
             )
         event = solver.make_event(nm, plan)
         epsilon = (

@@ -9,6 +9,7 @@ runs, from public quantities only.
 
 from dataclasses import dataclass
 
+import joblib
 import numpy as np
 from sklearn.base import BaseEstimator
 
@@ -140,6 +141,16 @@ class BaseSolver(BaseEstimator):
         safe; subclasses narrow it.
         """
         return plan
+
+    def calibration_key(self, plan):
+        """Hashable key that determines ``make_event(., plan)`` completely.
+
+        The solver's class, an exact hash of all its parameters (``joblib.hash``,
+        never a truncated ``repr``) and :meth:`event_inputs`.
+        """
+        cls = type(self)
+        params = joblib.hash(self.get_params(deep=True))
+        return (cls.__module__, cls.__qualname__, params, self.event_inputs(plan))
 
     def mechanism(self, plan):
         """One line describing the mechanism, for the privacy report."""

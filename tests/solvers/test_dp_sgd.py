@@ -164,3 +164,19 @@ def test_unsupported_loss_is_refused_by_name():
 
     with pytest.raises(ValueError, match="does not support the 'hinge' loss"):
         SmoothOnly().check_loss(HINGE)
+
+
+def test_calibration_key_distinguishes_solver_parameters():
+    class WithParam(DPSGD):
+        name = "with-param"
+
+        def __init__(self, extra=None):
+            self.extra = extra
+
+    plan = _plan()
+    long_a = WithParam(extra=list(range(5000)))
+    long_b = WithParam(extra=list(range(4999)) + [0])
+    assert repr(long_a) == repr(long_b)  # sklearn truncates long reprs ...
+    assert long_a.calibration_key(plan) != long_b.calibration_key(plan)  # ... we do not
+    assert DPSGD().calibration_key(plan) != DPGD().calibration_key(plan)
+    assert hash(DPSGD().calibration_key(plan)) == hash(DPSGD().calibration_key(plan))
