@@ -15,7 +15,7 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyBudgetWarning
-from ..privacy import ACCOUNTANTS, PrivacyReport, calibrate_noise, compute_epsilon
+from ..privacy import ACCOUNTANTS, PrivacyReport
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, resolve_solver
 from ..utils import check_generator
 
@@ -132,17 +132,10 @@ class BaseDPLinearModel(BaseEstimator):
         if not private:
             nm = 0.0
         elif nm is None:
-            nm = calibrate_noise(
-                lambda s: solver.make_event(s, plan),
-                eps,
-                delta,
-                accountant=self.accountant,
-                neighbouring=solver.neighbouring,
-                cache_key=solver.calibration_key(plan),
-            )
+            nm = solver.calibrate(eps, delta, plan, accountant=self.accountant)
         event = solver.make_event(nm, plan)
         epsilon = (
-            compute_epsilon(event, delta, self.accountant, solver.neighbouring)
+            solver.spent_epsilon(event, delta, accountant=self.accountant)
             if private
             else math.inf
         )
@@ -213,11 +206,14 @@ class BaseDPLinearModel(BaseEstimator):
         self.delta_ = float(self.delta)
         self.dp_event_ = result.dp_event
         self._set_coef(result.coef, result.intercept)
+        for name, value in result.attributes.items():
+            setattr(self, name, value)
         self._report = PrivacyReport(
             estimator=type(self).__name__,
             solver=solver.name,
             mechanism=solver.mechanism(plan),
             sampling=solver.sampling(plan),
+            composition=solver.composition(plan),
             n_steps=result.n_iter,
             noise_multiplier=nm,
             clip_norm=plan.clip_norm,

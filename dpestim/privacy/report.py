@@ -25,6 +25,7 @@ class PrivacyReport:
     epsilon: float
     delta: float
     dp_event: object
+    composition: str = ""
     n_samples_public: bool = True
     warnings: tuple = field(default_factory=tuple)
 
@@ -46,6 +47,7 @@ class PrivacyReport:
             f"  mechanism   : {self.mechanism}",
             f"  sampling    : {self.sampling}",
             f"  steps       : {self.n_steps}",
+            f"  composition : {self.composition}",
             f"  noise       : noise multiplier {self.noise_multiplier:.6g} "
             f"x clip norm {self.clip_norm:.6g}",
             f"  accountant  : {self.accountant} (dp_accounting)",

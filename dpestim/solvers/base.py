@@ -7,13 +7,14 @@ describes, as a ``dp_accounting.DpEvent``, exactly the mechanism ``solve``
 runs, from public quantities only.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import joblib
 import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..losses import LOSS_NAMES
+from ..privacy import calibrate_noise, compute_epsilon
 
 __all__ = ["BaseSolver", "ERMPlan", "SolverResult"]
 
@@ -72,6 +73,11 @@ class SolverResult:
     noise_multiplier : float
     diagnostics : dict or None
         Non-private diagnostics, only when explicitly requested.
+    attributes : dict
+        Solver-specific fitted attributes (names ending in ``_``) that the
+        estimator sets on itself, e.g. per-step noise scales. Only public
+        quantities or post-processing of what the mechanism released belong
+        here: never un-noised data-dependent state such as dual variables.
     """
 
     coef: np.ndarray
@@ -80,6 +86,12 @@ class SolverResult:
     dp_event: object
     noise_multiplier: float
     diagnostics: dict | None = None
+    attributes: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        bad = [name for name in self.attributes if not name.endswith("_")]
+        if bad:
+            raise ValueError(f"fitted attribute names must end in '_': {bad}")
 
 
 class BaseSolver(BaseEstimator):
@@ -152,9 +164,37 @@ class BaseSolver(BaseEstimator):
         params = joblib.hash(self.get_params(deep=True))
         return (cls.__module__, cls.__qualname__, params, self.event_inputs(plan))
 
+    def calibrate(self, epsilon, delta, plan, *, accountant):
+        """The noise parameter for which the run on ``plan`` is (epsilon, delta)-DP.
+
+        The default searches the scalar ``noise_multiplier`` of
+        :meth:`make_event` with :func:`dpestim.privacy.calibrate_noise`
+        (conservative: the result never overshoots ``epsilon``). Solvers whose
+        budget is not set by one scalar of a ``DpEvent`` override this.
+        """
+        return calibrate_noise(
+            lambda s: self.make_event(s, plan),
+            epsilon,
+            delta,
+            accountant=accountant,
+            neighbouring=self.neighbouring,
+            cache_key=self.calibration_key(plan),
+        )
+
+    def spent_epsilon(self, event, delta, *, accountant):
+        """The epsilon at ``delta`` of ``event`` (as returned by make_event)."""
+        return compute_epsilon(event, delta, accountant, self.neighbouring)
+
     def mechanism(self, plan):
         """One line describing the mechanism, for the privacy report."""
         raise NotImplementedError
+
+    def composition(self, plan):
+        """One line describing how the steps compose, for the privacy report."""
+        return (
+            f"{self.n_steps(plan)} steps composed by the accountant "
+            "(dp_accounting) on the DpEvent below"
+        )
 
     def sampling(self, plan):
         """One line describing how examples are sampled, for the report."""

@@ -25,9 +25,11 @@ KERNELS = dict(_dispatchers())
 
 
 def test_kernels_found():
-    assert {"dpestim._kernels.clipping.clipped_grad_sum",
-            "dpestim._kernels.sampling.poisson_sample",
-            "dpestim.solvers.dp_sgd._noisy_sgd_loop"} <= set(KERNELS)
+    assert {
+        "dpestim._kernels.clipping.clipped_grad_sum",
+        "dpestim._kernels.sampling.poisson_sample",
+        "dpestim.solvers.dp_sgd._noisy_sgd_loop",
+    } <= set(KERNELS)
 
 
 @pytest.mark.parametrize("name", sorted(KERNELS))
