@@ -13,12 +13,17 @@ from dpestim.solvers import SOLVERS
 
 
 def _estimators():
+    """Every estimator x solver pair the solver supports (others are refused)."""
     for solver in sorted(SOLVERS):
         common = dict(solver=solver, random_state=0)
-        yield LogisticRegression(**common)
-        yield LinearSVC(**common)
-        yield LinearSVC(loss="hinge", **common)
-        yield Ridge(**common)
+        for est in (
+            LogisticRegression(**common),
+            LinearSVC(**common),
+            LinearSVC(loss="hinge", **common),
+            Ridge(**common),
+        ):
+            if est._loss_name in SOLVERS[solver].supported_losses:
+                yield est
 
 
 @parametrize_with_checks(list(_estimators()))
