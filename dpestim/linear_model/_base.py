@@ -99,6 +99,14 @@ class BaseDPLinearModel(BaseEstimator):
             # disagree with the gradients actually summed.
             X = X.copy()
             X.sum_duplicates()
+        sq = X.multiply(X).sum(axis=1) if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
+        if not np.isfinite(sq).all():
+            # The clipping factor of such a row would underflow to 0 and its
+            # gradient be silently dropped.
+            raise ValueError(
+                "Input X has rows whose squared L2 norm overflows float64 (values "
+                "above about 1e154); rescale X by a public constant."
+            )
         return X, y
 
     def _resolve_noise(self, solver, plan):
@@ -171,6 +179,11 @@ class BaseDPLinearModel(BaseEstimator):
             raise TypeError(f"solver={solver.name!r} does not support sparse input X.")
         X, y = self._validate_X_y(X, y, **self._validate_kwargs)
         loss, Y = self._encode_targets(y)
+        if not np.isfinite(np.einsum("ij,ij->i", Y, Y)).all():
+            raise ValueError(
+                "Input y has values whose square overflows float64 (above about "
+                "1e154); rescale y by a public constant."
+            )
         solver.check_loss(loss)
         n, d = X.shape
         plan = ERMPlan(
@@ -199,6 +212,12 @@ class BaseDPLinearModel(BaseEstimator):
             nm,
             check_generator(self.random_state),
         )
+        if not (np.isfinite(result.coef).all() and np.isfinite(result.intercept).all()):
+            # Post-processing of the released model: raising costs no privacy.
+            raise ValueError(
+                "The fit diverged (non-finite coefficients): reduce learning_rate, "
+                "or rescale X and y by public constants."
+            )
         self.solver_ = solver
         self.n_iter_ = result.n_iter
         self.noise_multiplier_ = nm

@@ -28,6 +28,7 @@ _NEIGHBOURING = {
 _MAX_NOISE = 1e6
 _CACHE_SIZE = 256
 _calibration_cache = OrderedDict()
+_epsilon_cache = OrderedDict()
 
 
 def make_accountant(accountant="rdp", neighbouring="add_or_remove_one"):
@@ -75,11 +76,30 @@ def compute_epsilon(event, delta, accountant="rdp", neighbouring="add_or_remove_
     -------
     epsilon : float
         ``inf`` for a non-private event (for example zero noise).
+
+    Notes
+    -----
+    Results are cached on ``(event, delta, accountant, neighbouring)``
+    (``DpEvent`` objects are frozen and hashable), so that repeated fits of
+    the same configuration (cross-validation, audits) account once.
     """
+    try:
+        key = (event, float(delta), accountant, neighbouring)
+        hash(key)
+    except TypeError:  # an event holding unhashable parameters: no caching
+        key = None
+    if key is not None and key in _epsilon_cache:
+        _epsilon_cache.move_to_end(key)
+        return _epsilon_cache[key]
     acc = make_accountant(accountant, neighbouring)
     if not acc.supports(event):
         raise ValueError(f"The {accountant!r} accountant does not support {event!r}.")
-    return float(acc.compose(event).get_epsilon(delta))
+    epsilon = float(acc.compose(event).get_epsilon(delta))
+    if key is not None:
+        _epsilon_cache[key] = epsilon
+        if len(_epsilon_cache) > _CACHE_SIZE:
+            _epsilon_cache.popitem(last=False)
+    return epsilon
 
 
 def calibrate_noise(

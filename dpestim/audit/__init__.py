@@ -1,0 +1,23 @@
+"""Empirical privacy auditing: lower bounds on epsilon from real fits.
+
+An audit trains an estimator many times on two neighbouring datasets (with
+and without a crafted *canary* record), tests on each released model whether
+the canary was present, and turns the test's error rates into a statistically
+rigorous *lower* bound on the epsilon the training procedure can satisfy. A
+lower bound above the reported epsilon proves a privacy bug; a lower bound
+below it proves nothing (see :func:`audit_estimator`).
+"""
+
+from ._audit import (
+    AuditResult,
+    audit_estimator,
+    clopper_pearson_upper,
+    epsilon_lower_bound,
+)
+
+__all__ = [
+    "AuditResult",
+    "audit_estimator",
+    "clopper_pearson_upper",
+    "epsilon_lower_bound",
+]

@@ -1,0 +1,427 @@
+"""Black-box privacy audit of a dpestim estimator (membership of one canary)."""
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from joblib import Parallel, delayed
+from scipy.stats import beta
+from sklearn.base import ClassifierMixin, clone, is_classifier
+from sklearn.utils.validation import check_X_y
+
+__all__ = [
+    "AuditResult",
+    "audit_estimator",
+    "clopper_pearson_upper",
+    "epsilon_lower_bound",
+]
+
+_CANARIES = ("gradient", "input")
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Outcome of :func:`audit_estimator`.
+
+    Attributes
+    ----------
+    epsilon_lower_bound : float
+        With probability at least ``1 - alpha`` over the audit's randomness,
+        no ``(epsilon, delta)``-DP training procedure with ``epsilon`` below
+        this value could have produced the observed error counts. ``0`` when
+        the test could not tell the two datasets apart.
+    epsilon : float
+        The epsilon the estimator reports (``epsilon_`` of a fit on the
+        dataset with the canary).
+    delta : float
+        The delta at which the bound is computed.
+    alpha : float
+        Significance level of the bound.
+    canary : str
+        Canary kind (``"gradient"``, ``"input"`` or ``"custom"``).
+    n_trials : int
+        Fits per dataset (with and without the canary).
+    n_eval : int
+        Fits per dataset used for the bound (the others chose the threshold).
+    threshold : float
+        Threshold on the membership score: a model whose score is above it
+        is guessed to have been trained with the canary.
+    false_positives : int
+        Models trained without the canary guessed "with" (of ``n_eval``).
+    false_negatives : int
+        Models trained with the canary guessed "without" (of ``n_eval``).
+    fpr_upper, fnr_upper : float
+        Clopper-Pearson upper confidence bounds (each at level ``alpha / 2``)
+        on the false-positive and false-negative rates.
+    scores_out, scores_in : ndarray of shape (n_trials,)
+        Membership scores of the models trained without / with the canary.
+    """
+
+    epsilon_lower_bound: float
+    epsilon: float
+    delta: float
+    alpha: float
+    canary: str
+    n_trials: int
+    n_eval: int
+    threshold: float
+    false_positives: int
+    false_negatives: int
+    fpr_upper: float
+    fnr_upper: float
+    scores_out: np.ndarray
+    scores_in: np.ndarray
+
+    @property
+    def violation(self):
+        """True if the lower bound exceeds the reported epsilon (a privacy bug)."""
+        return self.epsilon_lower_bound > self.epsilon
+
+    def __str__(self):
+        verdict = (
+            "VIOLATION: the reported epsilon is too small"
+            if self.violation
+            else "consistent with the reported epsilon (a lower bound, not a proof)"
+        )
+        return (
+            f"Audit ({self.canary} canary, {self.n_trials} fits per dataset, "
+            f"{self.n_eval} for the bound): epsilon >= "
+            f"{self.epsilon_lower_bound:.3f} at delta={self.delta:g} with "
+            f"confidence {1 - self.alpha:g}; reported epsilon="
+            f"{self.epsilon:.3f}; FP={self.false_positives}/{self.n_eval}, "
+            f"FN={self.false_negatives}/{self.n_eval}; {verdict}."
+        )
+
+
+def clopper_pearson_upper(k, n, alpha):
+    """One-sided Clopper-Pearson upper confidence bound on a binomial rate.
+
+    Parameters
+    ----------
+    k : int
+        Number of successes.
+    n : int
+        Number of trials, ``> 0``.
+    alpha : float
+        ``P(rate > bound) <= alpha``.
+
+    Returns
+    -------
+    upper : float
+    """
+    if n <= 0:
+        raise ValueError(f"n must be positive, got {n}.")
+    if k >= n:
+        return 1.0
+    return float(beta.ppf(1.0 - alpha, k + 1, n - k))
+
+
+def epsilon_lower_bound(false_positives, false_negatives, n, delta, alpha):
+    """Lower bound on epsilon from the error counts of a membership test.
+
+    Any ``(epsilon, delta)``-DP mechanism forces every test to satisfy
+    ``FPR + e^epsilon FNR >= 1 - delta`` and ``FNR + e^epsilon FPR >= 1 -
+    delta`` (Kairouz et al., 2015). Replacing the rates by their one-sided
+    Clopper-Pearson upper bounds at level ``alpha / 2`` each gives a bound
+    that holds with probability at least ``1 - alpha``.
+
+    Parameters
+    ----------
+    false_positives, false_negatives : int
+        Error counts, each out of ``n`` trials.
+    n : int
+    delta : float
+    alpha : float
+
+    Returns
+    -------
+    epsilon : float
+        ``>= 0``.
+    fpr_upper, fnr_upper : float
+    """
+    fpr = clopper_pearson_upper(false_positives, n, alpha / 2)
+    fnr = clopper_pearson_upper(false_negatives, n, alpha / 2)
+    best = 0.0
+    for a, b in ((fnr, fpr), (fpr, fnr)):
+        num = 1.0 - delta - a
+        if num > 0 and b > 0:
+            best = max(best, math.log(num / b))
+        elif num > 0:
+            best = math.inf
+    return best, fpr, fnr
+
+
+def _best_threshold(out, inn, delta, alpha):
+    """Threshold maximising the bound on the selection trials."""
+    n = out.shape[0]
+    cands = np.unique(np.concatenate([out, inn]))
+    out_sorted = np.sort(out)
+    in_sorted = np.sort(inn)
+    fp = n - np.searchsorted(out_sorted, cands, side="right")
+    fn = np.searchsorted(in_sorted, cands, side="right")
+    best, best_t = -1.0, cands[0]
+    # Evaluating every candidate is cheap: the Beta quantiles are vectorised.
+    fpr = np.where(fp >= n, 1.0, beta.ppf(1 - alpha / 2, fp + 1, np.maximum(n - fp, 1)))
+    fnr = np.where(fn >= n, 1.0, beta.ppf(1 - alpha / 2, fn + 1, np.maximum(n - fn, 1)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e1 = np.log(np.maximum(1 - delta - fnr, 0) / fpr)
+        e2 = np.log(np.maximum(1 - delta - fpr, 0) / fnr)
+    score = np.nan_to_num(np.maximum(e1, e2), nan=-1.0, neginf=-1.0)
+    i = int(np.argmax(score))
+    best, best_t = score[i], cands[i]
+    return float(best_t)
+
+
+def _craft_canary(estimator, X, y, kind, scale):
+    """Return ``(x_c, y_c, direction, j)`` for the requested canary kind.
+
+    The canary's descent direction on the model outputs at the initial model
+    (``direction``, length n_outputs) is the direction its clipped gradient
+    pushes the coefficients of feature ``j``.
+    """
+    n, d = X.shape
+    col_energy = (
+        np.asarray(X.multiply(X).sum(axis=0)).ravel()
+        if sp.issparse(X)
+        else np.einsum("ij,ij->j", X, X)
+    )
+    clip = float(getattr(estimator, "clip_norm", 1.0))
+    if not math.isfinite(clip):
+        clip = 1.0
+    if is_classifier(estimator):
+        classes = np.asarray(estimator.classes)
+        label = classes[-1]
+        k = classes.shape[0]
+        direction = np.ones(1) if k == 2 else np.eye(k)[-1] - 1.0 / k
+    else:
+        y2 = np.asarray(y, dtype=float).reshape(n, -1)
+        # A target far outside the data keeps the residual, hence the clipped
+        # gradient, large and of fixed sign during the whole run.
+        big = 1e3 * (1.0 + float(np.max(np.abs(y2))) if y2.size else 1.0)
+        label = np.full(y2.shape[1], big)
+        label = label[0] if np.ndim(y) == 1 else label
+        direction = np.ones(y2.shape[1])
+    direction = direction / np.linalg.norm(direction)
+    if kind == "gradient":
+        # A "Dirac" canary: all its mass on the least used feature, so its
+        # clipped gradient moves one column of coef_ that the other records
+        # barely touch.
+        j = int(np.argmin(col_energy))
+        x_c = np.zeros(d)
+        x_c[j] = scale * clip
+        return x_c, label, direction, j
+    # "input": an out-of-distribution point along the direction of least
+    # variance, as far out as the largest record; scored by its margin.
+    Xd = X.toarray() if sp.issparse(X) else X
+    centred = Xd - Xd.mean(axis=0)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    v = vt[-1] if vt.shape[0] == d else np.eye(d)[-1]
+    radius = max(float(np.sqrt(np.max(np.einsum("ij,ij->i", Xd, Xd)))), 1.0)
+    return scale * radius * v, label, direction, None
+
+
+def _score(model, x_c, direction, j):
+    """Membership score: how far the model moved in the canary's direction."""
+    if j is not None:
+        W = np.atleast_2d(model.coef_)
+        return float(W[:, j] @ direction)
+    x = x_c[None, :]
+    out = model.decision_function(x) if is_classifier(model) else model.predict(x)
+    return float(np.ravel(out) @ direction)
+
+
+def _fit_scores(template, datasets, seeds, x_c, direction, j):
+    """Fit ``template`` on each dataset with each seed; return scores, epsilon."""
+    scores, eps = [], []
+    with warnings.catch_warnings():
+        # Local to this call: the audit's many fits warn the same way (for
+        # example delta >= 1/n on a tiny audit dataset) and the warnings are
+        # reported once by audit_estimator.
+        warnings.simplefilter("ignore")
+        for (X, y), seed in zip(datasets, seeds):
+            model = clone(template).set_params(random_state=int(seed)).fit(X, y)
+            scores.append(_score(model, x_c, direction, j))
+            eps.append(model.epsilon_)
+    return scores, eps
+
+
+def audit_estimator(
+    estimator,
+    X,
+    y,
+    *,
+    canary="gradient",
+    n_trials=1000,
+    alpha=0.05,
+    delta=None,
+    canary_scale=4.0,
+    selection_fraction=0.5,
+    random_state=None,
+    n_jobs=None,
+):
+    """Empirical lower bound on the epsilon of an estimator's training.
+
+    The estimator (its parameters as given, including ``epsilon``, ``delta``
+    and ``solver``) is fitted ``n_trials`` times on ``(X, y)`` and
+    ``n_trials`` times on ``(X, y)`` plus one crafted canary record, with
+    independent seeds. A membership score is computed on each released model;
+    a threshold on it is chosen on the first ``selection_fraction`` of the
+    trials, and the false-positive and false-negative counts of the test
+    "score > threshold" on the remaining trials give, through Clopper-Pearson
+    intervals, a lower bound on epsilon that holds with probability
+    ``1 - alpha`` (Jagielski et al., 2020; Nasr et al., 2021).
+
+    Parameters
+    ----------
+    estimator : dpestim estimator
+        Unfitted :class:`~dpestim.LogisticRegression`, :class:`~dpestim.Ridge`,
+        :class:`~dpestim.LinearSVC` (or any estimator with the same API).
+        Classifiers must be given ``classes=``. It is cloned, never modified.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The dataset the canary is added to. The tightest audits use data whose
+        least used feature is (close to) all zero.
+    y : array-like of shape (n_samples,) or (n_samples, n_targets)
+    canary : {"gradient", "input"} or tuple (x, y), default="gradient"
+        ``"gradient"``: a Dirac canary, ``canary_scale * clip_norm`` on the
+        least used feature, labelled with the last class (classifiers) or a
+        target far outside ``y`` (regression), scored by the released
+        coefficient of that feature. ``"input"``: an out-of-distribution
+        point along the direction of least variance of ``X``, scored by the
+        released model's output on it. A tuple ``(x, y)`` gives your own
+        record, scored as ``"input"``.
+    n_trials : int, default=1000
+        Fits per dataset; the audit runs ``2 * n_trials`` fits.
+    alpha : float, default=0.05
+        The bound holds with probability at least ``1 - alpha``.
+    delta : float or None, default=None
+        Delta of the bound; ``None`` uses the estimator's ``delta``.
+    canary_scale : float, default=4.0
+        Norm of the canary's features in units of ``clip_norm`` (gradient
+        canary) or of the largest record norm (input canary).
+    selection_fraction : float, default=0.5
+        Fraction of the trials used to choose the threshold. The bound uses
+        only the others, so choosing the threshold does not bias it.
+    random_state : int, Generator or None, default=None
+        Seeds of the fits (``None``: fresh entropy).
+    n_jobs : int or None, default=None
+        Parallel fits through joblib.
+
+    Returns
+    -------
+    result : AuditResult
+
+    Notes
+    -----
+    The audit gives a *lower* bound: it can prove that a guarantee is false
+    (``result.violation``), never that it holds. It sees only the released
+    model, so it is loose for mechanisms whose privacy comes from hiding the
+    intermediate steps, and the bound it can reach is limited by the number
+    of trials (about ``log(n_trials)``). It costs ``2 * n_trials`` fits;
+    noise calibration and accounting are cached, so each fit costs only the
+    optimisation itself.
+    """
+    if not isinstance(n_trials, int | np.integer) or n_trials < 4:
+        raise ValueError(f"n_trials must be an integer >= 4, got {n_trials!r}.")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
+    if not 0 < selection_fraction < 1:
+        raise ValueError(
+            f"selection_fraction must be in (0, 1), got {selection_fraction!r}."
+        )
+    if not (isinstance(canary_scale, int | float) and canary_scale > 0):
+        raise ValueError(f"canary_scale must be positive, got {canary_scale!r}.")
+    if isinstance(estimator, ClassifierMixin) and getattr(
+        estimator, "classes", None
+    ) is None:
+        raise ValueError(
+            "Auditing a classifier needs classes= (the public label set); with "
+            "classes=None the label set itself leaks."
+        )
+    X, y = check_X_y(
+        X, y, accept_sparse="csr", dtype=np.float64, multi_output=True, y_numeric=False
+    )
+    if delta is None:
+        delta = float(estimator.delta)
+    if isinstance(canary, tuple):
+        if len(canary) != 2:
+            raise ValueError("canary=(x, y) must be a pair.")
+        x_c = np.asarray(canary[0], dtype=np.float64).ravel()
+        if x_c.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"canary x has {x_c.shape[0]} features, X has {X.shape[1]}."
+            )
+        _, y_c, direction, _ = _craft_canary(estimator, X, y, "input", canary_scale)
+        y_c, j, kind = canary[1], None, "custom"
+        if is_classifier(estimator):
+            classes = np.asarray(estimator.classes)
+            if y_c not in classes:
+                raise ValueError(f"canary label {y_c!r} is not in classes.")
+            k = classes.shape[0]
+            idx = int(np.flatnonzero(classes == y_c)[0])
+            direction = (
+                np.array([1.0 if idx == 1 else -1.0])
+                if k == 2
+                else (np.eye(k)[idx] - 1.0 / k) / np.linalg.norm(np.eye(k)[idx] - 1 / k)
+            )
+    elif canary in _CANARIES:
+        kind = canary
+        x_c, y_c, direction, j = _craft_canary(estimator, X, y, canary, canary_scale)
+    else:
+        raise ValueError(
+            f"canary must be one of {_CANARIES} or a pair (x, y), got {canary!r}."
+        )
+
+    if sp.issparse(X):
+        X_in = sp.vstack([X, sp.csr_matrix(x_c[None, :])], format="csr")
+    else:
+        X_in = np.vstack([X, x_c[None, :]])
+    y_in = np.concatenate([np.asarray(y), np.asarray([y_c], dtype=np.asarray(y).dtype)])
+    if np.ndim(y) == 2:
+        y_in = np.vstack([y, np.atleast_2d(y_c)])
+
+    ss = np.random.SeedSequence(
+        random_state.integers(2**63)
+        if isinstance(random_state, np.random.Generator)
+        else random_state
+    )
+    seeds = ss.generate_state(2 * n_trials, dtype=np.uint32)
+    datasets = [(X, y), (X_in, y_in)] * n_trials  # interleaved out / in
+    template = clone(estimator)
+    n_chunks = 1 if n_jobs in (None, 1) else 4 * max(1, abs(int(n_jobs)))
+    bounds = np.linspace(0, 2 * n_trials, n_chunks + 1).astype(int)
+    bounds += bounds % 2  # keep out/in pairs together
+    chunks = [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    parts = Parallel(n_jobs=n_jobs)(
+        delayed(_fit_scores)(template, datasets[a:b], seeds[a:b], x_c, direction, j)
+        for a, b in chunks
+    )
+    scores = np.array([s for p in parts for s in p[0]])
+    eps = [e for p in parts for e in p[1]]
+    out, inn = scores[0::2], scores[1::2]
+    epsilon = float(max(eps[1::2]))
+
+    n_sel = min(max(1, int(round(selection_fraction * n_trials))), n_trials - 1)
+    threshold = _best_threshold(out[:n_sel], inn[:n_sel], delta, alpha)
+    out_eval, in_eval = out[n_sel:], inn[n_sel:]
+    n_eval = out_eval.shape[0]
+    fp = int(np.sum(out_eval > threshold))
+    fn = int(np.sum(in_eval <= threshold))
+    lower, fpr_u, fnr_u = epsilon_lower_bound(fp, fn, n_eval, delta, alpha)
+    return AuditResult(
+        epsilon_lower_bound=lower,
+        epsilon=epsilon,
+        delta=float(delta),
+        alpha=float(alpha),
+        canary=kind,
+        n_trials=int(n_trials),
+        n_eval=int(n_eval),
+        threshold=threshold,
+        false_positives=fp,
+        false_negatives=fn,
+        fpr_upper=fpr_u,
+        fnr_upper=fnr_u,
+        scores_out=out,
+        scores_in=inn,
+    )

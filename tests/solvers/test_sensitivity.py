@@ -1,0 +1,182 @@
+"""Brute-force sensitivity checks for every registered solver.
+
+On random neighbouring datasets (add/remove one record, or replace one for
+solvers that declare ``neighbouring = "replace_one"``), the statistic a step
+releases (before noise) must move by at most the sensitivity the solver's
+``DpEvent`` assumes.
+
+How a solver plugs in (the *sensitivity probe*)
+----------------------------------------------
+A probe is ``probe(solver, plan, rng) -> (statistic, ord, bound)``:
+
+* ``statistic(X, Y)`` returns, as an array, the data-dependent quantity one
+  step adds noise to (for gradient solvers: the sum of clipped per-example
+  gradients at a random public state drawn from ``rng``; for a Laplace
+  solver its L1 statistic; for an exponential mechanism the score vector).
+  Records that a sampled step might include must all be included: the check
+  is on the worst case over the sample.
+* ``ord`` is the norm (2, 1 or ``np.inf``) and ``bound`` the sensitivity the
+  event assumes, in the units the noise is scaled to (``clip_norm`` for
+  dp-sgd, whose noise is ``noise_multiplier * clip_norm``).
+
+A solver provides it either as a method ``solver.sensitivity_probe(plan,
+rng)`` returning the same triple, or by an entry in ``PROBES`` below
+(keyed by class; subclasses inherit it through the MRO). A registered solver
+with neither fails ``test_every_solver_has_a_probe``.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from twins import make_targets
+
+from dpestim._kernels import clipped_grad_sum, clipped_grad_sum_csr
+from dpestim.losses import LOSS_NAMES, MULTINOMIAL, SQUARED
+from dpestim.solvers import DPSGD, SOLVERS, ERMPlan
+from dpestim.solvers.dp_sgd import _row_sq_norms
+
+_CODES = {name: code for code, name in LOSS_NAMES.items()}
+
+
+def clipped_sum_probe(solver, plan, rng):
+    """Probe of the clipped-gradient-sum solvers (dp-sgd and its family)."""
+    scale = rng.choice([0.1, 1.0, 10.0, 1e3])
+    W = scale * rng.normal(size=(plan.n_outputs, plan.n_features))
+    b = scale * rng.normal(size=plan.n_outputs)
+
+    def statistic(X, Y):
+        K, d = W.shape
+        G, g0, z, dz = np.zeros((K, d)), np.zeros(K), np.empty(K), np.empty(K)
+        rows = np.arange(Y.shape[0], dtype=np.int64)
+        args = (Y, rows, Y.shape[0], W, b, plan.loss, plan.clip_norm, _row_sq_norms(X))
+        if sp.issparse(X):
+            clipped_grad_sum_csr(
+                X.data, X.indices, X.indptr, *args, plan.fit_intercept, G, g0, z, dz
+            )
+        else:
+            clipped_grad_sum(X, *args, plan.fit_intercept, G, g0, z, dz)
+        return np.concatenate([G.ravel(), g0 if plan.fit_intercept else []])
+
+    return statistic, 2, plan.clip_norm
+
+
+#: Solver class -> probe, for solvers without a ``sensitivity_probe`` method.
+PROBES = {DPSGD: clipped_sum_probe}
+
+
+def find_probe(solver):
+    if hasattr(solver, "sensitivity_probe"):
+        return lambda s, plan, rng: s.sensitivity_probe(plan, rng)
+    for cls in type(solver).__mro__:
+        if cls in PROBES:
+            return PROBES[cls]
+    return None
+
+
+def _random_dataset(rng, loss, n, d, K, sparse):
+    kind = rng.integers(4)
+    X = rng.normal(size=(n, d))
+    if kind == 1:  # a few huge records
+        X[rng.integers(n, size=2)] *= 1e4
+    elif kind == 2:  # tiny records (clipping inactive)
+        X *= 1e-3
+    elif kind == 3:  # constant and empty columns
+        X[:, 0] = 3.0
+        X[:, -1] = 0.0
+    Y = make_targets(loss, n, K, rng)
+    if loss == SQUARED and rng.random() < 0.5:
+        Y = Y * 1e5
+    if sparse:
+        X = sp.csr_matrix(X * (rng.random(X.shape) < 0.4))
+    return X, Y
+
+
+def _neighbour(rng, X, Y, relation, loss, K):
+    i = int(rng.integers(Y.shape[0]))
+    keep = np.delete(np.arange(Y.shape[0]), i)
+    if relation == "add_or_remove_one":
+        return X[keep], Y[keep]
+    X2 = X.toarray() if sp.issparse(X) else X.copy()
+    Y2 = Y.copy()
+    X2[i] = rng.normal(size=X2.shape[1]) * 1e3
+    Y2[i] = make_targets(loss, 1, K, rng)[0]
+    return (sp.csr_matrix(X2) if sp.issparse(X) else X2), Y2
+
+
+def max_sensitivity_ratio(solver, loss, rng, n_datasets=15, sparse=False):
+    """Largest observed ||stat(D) - stat(D')|| / assumed sensitivity."""
+    probe = find_probe(solver)
+    worst = 0.0
+    for _ in range(n_datasets):
+        n, d = int(rng.integers(2, 30)), int(rng.integers(1, 6))
+        K = int(rng.integers(2, 4)) if loss == MULTINOMIAL else int(rng.integers(1, 3))
+        plan = ERMPlan(
+            n_samples=n,
+            n_features=d,
+            n_outputs=K,
+            loss=loss,
+            alpha=0.0,
+            fit_intercept=bool(rng.integers(2)),
+            clip_norm=float(rng.choice([0.01, 0.5, 1.0, 7.0])),
+            max_iter=1,
+            batch_size=max(1, n // 2),
+            learning_rate=0.1,
+        )
+        X, Y = _random_dataset(rng, loss, n, d, K, sparse)
+        statistic, order, bound = probe(solver, plan, rng)
+        X2, Y2 = _neighbour(rng, X, Y, solver.neighbouring, loss, K)
+        diff = statistic(X, Y) - statistic(X2, Y2)
+        worst = max(worst, np.linalg.norm(diff.ravel(), ord=order) / bound)
+    return worst
+
+
+def test_every_solver_has_a_probe():
+    missing = [name for name, cls in SOLVERS.items() if find_probe(cls()) is None]
+    assert not missing, (
+        f"solvers {missing} have no sensitivity probe: add a "
+        "sensitivity_probe(plan, rng) method or an entry in PROBES "
+        "(tests/solvers/test_sensitivity.py)"
+    )
+
+
+def _solver_losses():
+    for name in sorted(SOLVERS):
+        for loss in sorted(SOLVERS[name].supported_losses):
+            yield name, loss
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("name,loss", list(_solver_losses()))
+def test_released_statistic_moves_by_at_most_the_assumed_sensitivity(
+    name, loss, sparse
+):
+    solver = SOLVERS[name]()
+    if find_probe(solver) is None:
+        pytest.fail(f"no sensitivity probe for {name}")
+    if sparse and not solver.accepts_sparse:
+        pytest.skip(f"{name} does not accept sparse input")
+    rng = np.random.default_rng(abs(hash((name, loss, sparse))) % 2**32)
+    ratio = max_sensitivity_ratio(solver, _CODES[loss], rng, sparse=sparse)
+    assert ratio <= 1 + 1e-9, f"{name}/{loss}: a step moved by {ratio:.4g} x bound"
+    # The random datasets reach the bound (clipping active), so the check is
+    # not vacuous.
+    assert ratio > 0.5
+
+
+def test_check_catches_a_probe_without_clipping():
+    """Negative control: an unclipped statistic violates the assumed bound."""
+
+    def unclipped(solver, plan, rng):
+        statistic, order, bound = clipped_sum_probe(
+            solver, ERMPlan(**{**plan.__dict__, "clip_norm": np.inf}), rng
+        )
+        return statistic, order, plan.clip_norm
+
+    class Unclipped(DPSGD):
+        name = "unclipped"
+
+        def sensitivity_probe(self, plan, rng):
+            return unclipped(self, plan, rng)
+
+    ratio = max_sensitivity_ratio(Unclipped(), _CODES["logistic"], np.random.default_rng(1))
+    assert ratio > 10
