@@ -65,7 +65,7 @@ def estimators(solver, *, full_batch=False):
         delta=DELTA,
         solver=solver,
         max_iter=2,
-        batch_size=N if full_batch else N // 4,
+        batch_size=10 * N if full_batch else 16,  # same n_steps for n and n + 1
         learning_rate=0.5,
         alpha=0.0,
     )
@@ -248,7 +248,7 @@ def main(argv=None):
     for name, label, est, target, trials, full in jobs:
         row = run_one(label, est, target, trials, args.seed)
         row["solver"] = name
-        row["batch"] = "full" if full else f"{N // 4}"
+        row["batch"] = "full" if full else "16"
         print(json.dumps(row), flush=True)
         data["rows"].append(row)
     if not args.no_broken:

@@ -234,7 +234,7 @@ def _score(model, x_c, direction, j):
 
 def _fit_scores(template, datasets, seeds, x_c, direction, j):
     """Fit ``template`` on each dataset with each seed; return scores, epsilon."""
-    scores, eps = [], []
+    scores, eps, steps = [], [], []
     with warnings.catch_warnings():
         # Local to this call: the audit's many fits warn the same way (for
         # example delta >= 1/n on a tiny audit dataset) and the warnings are
@@ -244,7 +244,8 @@ def _fit_scores(template, datasets, seeds, x_c, direction, j):
             model = clone(template).set_params(random_state=int(seed)).fit(X, y)
             scores.append(_score(model, x_c, direction, j))
             eps.append(model.epsilon_)
-    return scores, eps
+            steps.append(model.n_iter_)
+    return scores, eps, steps
 
 
 def audit_estimator(
@@ -399,8 +400,19 @@ def audit_estimator(
     )
     scores = np.array([s for p in parts for s in p[0]])
     eps = [e for p in parts for e in p[1]]
+    steps = [t for p in parts for t in p[2]]
     out, inn = scores[0::2], scores[1::2]
     epsilon = float(max(eps[1::2]))
+    if set(steps[0::2]) != set(steps[1::2]):
+        warnings.warn(
+            f"The fits ran {sorted(set(steps[0::2]))} steps without the canary and "
+            f"{sorted(set(steps[1::2]))} with it: the number of steps depends on "
+            "n_samples, which dpestim treats as public, and the audit also measures "
+            "that difference. Choose batch_size and max_iter so that n and n + 1 "
+            "give the same number of steps.",
+            UserWarning,
+            stacklevel=2,
+        )
 
     n_sel = min(max(1, int(round(selection_fraction * n_trials))), n_trials - 1)
     threshold = _best_threshold(out[:n_sel], inn[:n_sel], delta, alpha)
