@@ -161,7 +161,6 @@ def _best_threshold(out, inn, delta, alpha):
     in_sorted = np.sort(inn)
     fp = n - np.searchsorted(out_sorted, cands, side="right")
     fn = np.searchsorted(in_sorted, cands, side="right")
-    best, best_t = -1.0, cands[0]
     # Evaluating every candidate is cheap: the Beta quantiles are vectorised.
     fpr = np.where(fp >= n, 1.0, beta.ppf(1 - alpha / 2, fp + 1, np.maximum(n - fp, 1)))
     fnr = np.where(fn >= n, 1.0, beta.ppf(1 - alpha / 2, fn + 1, np.maximum(n - fn, 1)))
@@ -170,8 +169,7 @@ def _best_threshold(out, inn, delta, alpha):
         e2 = np.log(np.maximum(1 - delta - fpr, 0) / fnr)
     score = np.nan_to_num(np.maximum(e1, e2), nan=-1.0, neginf=-1.0)
     i = int(np.argmax(score))
-    best, best_t = score[i], cands[i]
-    return float(best_t)
+    return float(cands[i])
 
 
 def _craft_canary(estimator, X, y, kind, scale):
@@ -240,8 +238,9 @@ def _fit_scores(template, datasets, seeds, x_c, direction, j):
         # example delta >= 1/n on a tiny audit dataset) and the warnings are
         # reported once by audit_estimator.
         warnings.simplefilter("ignore")
+        model = clone(template)
         for (X, y), seed in zip(datasets, seeds):
-            model = clone(template).set_params(random_state=int(seed)).fit(X, y)
+            model.set_params(random_state=int(seed)).fit(X, y)
             scores.append(_score(model, x_c, direction, j))
             eps.append(model.epsilon_)
             steps.append(model.n_iter_)
@@ -333,9 +332,10 @@ def audit_estimator(
         )
     if not (isinstance(canary_scale, int | float) and canary_scale > 0):
         raise ValueError(f"canary_scale must be positive, got {canary_scale!r}.")
-    if isinstance(estimator, ClassifierMixin) and getattr(
-        estimator, "classes", None
-    ) is None:
+    if (
+        isinstance(estimator, ClassifierMixin)
+        and getattr(estimator, "classes", None) is None
+    ):
         raise ValueError(
             "Auditing a classifier needs classes= (the public label set); with "
             "classes=None the label set itself leaks."

@@ -99,7 +99,9 @@ class BaseDPLinearModel(BaseEstimator):
             # disagree with the gradients actually summed.
             X = X.copy()
             X.sum_duplicates()
-        sq = X.multiply(X).sum(axis=1) if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
+        sq = (
+            X.multiply(X).sum(axis=1) if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
+        )
         if not np.isfinite(sq).all():
             # The clipping factor of such a row would underflow to 0 and its
             # gradient be silently dropped.

@@ -70,7 +70,7 @@ class ShuffledAsPoisson(DPSGD):
         Xd = X.toarray() if hasattr(X, "toarray") else X
         std = noise_multiplier * plan.clip_norm
         batches = []
-        for t in range(steps):
+        for _ in range(steps):
             if not batches:
                 batches = list(np.array_split(rng.permutation(n), per_epoch))
             rows = np.ascontiguousarray(batches.pop(), dtype=np.int64)

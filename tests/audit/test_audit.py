@@ -28,9 +28,10 @@ def test_lower_bound_closed_form_and_no_evidence():
     assert eps == pytest.approx(math.log((1 - u) / u))
     assert epsilon_lower_bound(500, 500, 1000, 1e-5, 0.05)[0] == 0.0
     # delta only lowers the bound.
-    assert epsilon_lower_bound(5, 5, 1000, 0.1, 0.05)[0] < epsilon_lower_bound(
-        5, 5, 1000, 0.0, 0.05
-    )[0]
+    assert (
+        epsilon_lower_bound(5, 5, 1000, 0.1, 0.05)[0]
+        < epsilon_lower_bound(5, 5, 1000, 0.0, 0.05)[0]
+    )
 
 
 def test_lower_bound_is_valid_on_a_mechanism_with_known_epsilon():
@@ -78,7 +79,11 @@ def test_audit_catches_missing_clipping_and_passes_correct_solver(data):
 def test_broken_variants_report_the_correct_event(data):
     X, y, _ = data
     common = dict(
-        batch_size=10, random_state=0, clip_norm=0.01, epsilon=None, noise_multiplier=1.0
+        batch_size=10,
+        random_state=0,
+        clip_norm=0.01,
+        epsilon=None,
+        noise_multiplier=1.0,
     )
     ref = _ridge("dp-sgd", **common).fit(X, y)
     for solver in (NoClipping(), HalfNoise(), ShuffledAsPoisson()):
@@ -103,15 +108,15 @@ def test_audit_is_reproducible_and_mutates_nothing(data):
     X, y, _ = data
     est = _ridge()
     params = est.get_params()
-    np.random.seed(5)
-    state = np.random.get_state()[1].copy()
+    np.random.seed(5)  # noqa: NPY002
+    state = np.random.get_state()[1].copy()  # noqa: NPY002
     filters = list(warnings.filters)
     a = audit_estimator(est, X, y, n_trials=20, random_state=3)
     b = audit_estimator(est, X, y, n_trials=20, random_state=3)
     np.testing.assert_array_equal(a.scores_in, b.scores_in)
     assert a.threshold == b.threshold
     assert est.get_params() == params and not hasattr(est, "coef_")
-    np.testing.assert_array_equal(np.random.get_state()[1], state)
+    np.testing.assert_array_equal(np.random.get_state()[1], state)  # noqa: NPY002
     assert list(warnings.filters) == filters
 
 

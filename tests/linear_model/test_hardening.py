@@ -143,15 +143,15 @@ def test_fit_mutates_no_global_state(solver, make):
     X = rng.normal(size=(50, 3))
     y = (X[:, 0] > 0).astype(int)
     make(solver=solver, random_state=0).fit(X, y)  # lazy imports happen here
-    np.random.seed(123)
-    before_rng = np.random.get_state()[1].copy()
+    np.random.seed(123)  # noqa: NPY002
+    before_rng = np.random.get_state()[1].copy()  # noqa: NPY002
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         before_filters = list(warnings.filters)
         make(solver=solver, random_state=None, delta=0.5).fit(X, y)
         make(solver=solver, random_state=3).fit(sp.csr_matrix(X), y)
         assert list(warnings.filters) == before_filters
-    np.testing.assert_array_equal(np.random.get_state()[1], before_rng)
+    np.testing.assert_array_equal(np.random.get_state()[1], before_rng)  # noqa: NPY002
 
 
 @pytest.mark.parametrize("solver,make", PAIRS)
@@ -173,3 +173,32 @@ def test_huge_rows_are_refused_not_silently_dropped(solver, make):
     X[0] = 1e200
     with pytest.raises(ValueError, match="X"):
         make(solver=solver, random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [LogisticRegression, LinearSVC])
+@SETTINGS
+@given(
+    labels=arrays(np.int64, st.integers(2, 30), elements=st.integers(-2, 4)),
+    classes=st.lists(st.integers(-2, 4), min_size=1, max_size=5, unique=True),
+    n_extra=st.integers(-2, 2),
+)
+def test_labels_and_sizes(cls, labels, classes, n_extra):
+    """Labels outside classes= and mismatched sizes are refused by name; a
+    class in classes= but absent from y is fine (the label set is public)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(labels.shape[0] + n_extra, 2))
+    est = cls(classes=classes, random_state=0, max_iter=1)
+    outside = ~np.isin(labels, classes)
+    if n_extra != 0:
+        with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+            est.fit(X, labels)
+    elif outside.any():
+        with pytest.raises(ValueError, match="not in classes="):
+            est.fit(X, labels)
+    elif len(classes) < 2:
+        with pytest.raises(ValueError, match="at least two classes"):
+            est.fit(X, labels)
+    else:
+        model = est.fit(X, labels)
+        np.testing.assert_array_equal(model.classes_, np.sort(classes))
+        assert set(model.predict(X)) <= set(classes)

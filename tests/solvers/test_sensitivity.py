@@ -178,5 +178,7 @@ def test_check_catches_a_probe_without_clipping():
         def sensitivity_probe(self, plan, rng):
             return unclipped(self, plan, rng)
 
-    ratio = max_sensitivity_ratio(Unclipped(), _CODES["logistic"], np.random.default_rng(1))
+    ratio = max_sensitivity_ratio(
+        Unclipped(), _CODES["logistic"], np.random.default_rng(1)
+    )
     assert ratio > 10
