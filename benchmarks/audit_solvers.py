@@ -18,8 +18,9 @@ Usage (from the repository root)::
     python benchmarks/audit_solvers.py --quick            # smoke run
     python benchmarks/audit_solvers.py --no-broken --solvers dp-hb dp-scd
 
-Results: ``benchmarks/results/audit.json`` and ``audit.md`` (with
-``--solvers`` the new rows are merged into the existing files).
+Results: ``benchmarks/results/audit.json``, ``audit.md`` and
+``audit_table.rst`` (included by doc/privacy_statement.rst); with
+``--solvers`` the new rows are merged into the existing files.
 """
 
 import argparse
@@ -206,6 +207,46 @@ def to_markdown(data):
     return "\n".join(lines) + "\n"
 
 
+def to_rst(data):
+    """The per-solver table included by doc/privacy_statement.rst."""
+    lines = [
+        ".. list-table::",
+        "   :header-rows: 1",
+        "",
+        "   * - solver",
+        "     - estimator",
+        "     - batch",
+        "     - reported epsilon",
+        "     - lower bound",
+        "     - FP / FN (of n_eval)",
+        "     - verdict",
+    ]
+    for row in data["rows"]:
+        if "error" in row:
+            cells = [row["solver"], row["estimator"], row["batch"], "", "", "", "error"]
+        else:
+            cells = [
+                row["solver"],
+                row["estimator"],
+                row["batch"],
+                f"{row['epsilon']:.3f}",
+                f"{row['lower_bound']:.3f}",
+                f"{row['false_positives']} / {row['false_negatives']} "
+                f"({row['n_eval']})",
+                "violation (caught)" if row["violation"] else "ok",
+            ]
+        lines.append(f"   * - ``{cells[0]}``")
+        lines += [f"     - {c}" for c in cells[1:]]
+    return "\n".join(lines) + "\n"
+
+
+def write_results(data):
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "audit.json").write_text(json.dumps(data, indent=1) + "\n")
+    (RESULTS / "audit.md").write_text(to_markdown(data))
+    (RESULTS / "audit_table.rst").write_text(to_rst(data))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--solvers", nargs="*", default=None)
@@ -214,7 +255,15 @@ def main(argv=None):
     parser.add_argument("--no-broken", action="store_true")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--render-only",
+        action="store_true",
+        help="rewrite audit.md and audit_table.rst from audit.json",
+    )
     args = parser.parse_args(argv)
+    if args.render_only:
+        write_results(json.loads((RESULTS / "audit.json").read_text()))
+        return
     logging.getLogger("absl").setLevel(logging.ERROR)
     warnings.simplefilter("ignore")  # this script's process only
     if args.quick:
@@ -282,9 +331,7 @@ def main(argv=None):
         "quick": args.quick,
         "seconds_this_run": time.perf_counter() - t_start,
     }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out_json.write_text(json.dumps(data, indent=1) + "\n")
-    (RESULTS / "audit.md").write_text(to_markdown(data))
+    write_results(data)
     print(f"total {time.perf_counter() - t_start:.0f} s")
 
 

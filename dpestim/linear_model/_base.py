@@ -36,7 +36,8 @@ class BaseDPLinearModel(BaseEstimator):
             None,
         ],
         "delta": [Interval(Real, 0, 1, closed="left")],
-        "noise_multiplier": [Interval(Real, 0, None, closed="left"), None],
+        # The upper limit keeps dp_accounting's alpha / (2 s^2) from overflowing.
+        "noise_multiplier": [Interval(Real, 0, 1e100, closed="both"), None],
         "clip_norm": [
             Interval(Real, 0, None, closed="neither"),
             Options(Real, {math.inf}),

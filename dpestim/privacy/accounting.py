@@ -174,14 +174,19 @@ def calibrate_noise(
     while lo > 1e-8 and eps_of(lo) <= epsilon:
         hi, lo = lo, lo / 2.0
 
-    noise = dp_accounting.calibrate_dp_mechanism(
-        lambda: make_accountant(accountant, neighbouring),
-        make_event,
-        epsilon,
-        delta,
-        dp_accounting.ExplicitBracketInterval(lo, hi),
-        tol=rtol * lo,
-    )
+    if eps_of(lo) <= epsilon:
+        # Even the smallest noise searched meets the (huge) budget: no root
+        # to bracket, and ``lo`` is a conservative answer.
+        noise = lo
+    else:
+        noise = dp_accounting.calibrate_dp_mechanism(
+            lambda: make_accountant(accountant, neighbouring),
+            make_event,
+            epsilon,
+            delta,
+            dp_accounting.ExplicitBracketInterval(lo, hi),
+            tol=rtol * lo,
+        )
     noise = min(float(noise), hi)
     # Verification: never return a noise whose epsilon exceeds the target.
     step = rtol * noise

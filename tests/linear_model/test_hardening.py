@@ -202,3 +202,17 @@ def test_labels_and_sizes(cls, labels, classes, n_extra):
         model = est.fit(X, labels)
         np.testing.assert_array_equal(model.classes_, np.sort(classes))
         assert set(model.predict(X)) <= set(classes)
+
+
+@pytest.mark.parametrize("solver,make", PAIRS)
+def test_extreme_budgets(solver, make):
+    """Found by the property tests: a budget so large that no noise is needed
+    used to fail inside the root finder, and a huge noise multiplier overflowed
+    inside dp_accounting."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2)) / 2
+    y = (X[:, 0] > 0).astype(int)
+    model = make(solver=solver, epsilon=1e300, random_state=0).fit(X, y)
+    assert model.epsilon_ <= 1e300 and model.noise_multiplier_ > 0
+    with pytest.raises(ValueError, match="noise_multiplier"):
+        make(solver=solver, epsilon=None, noise_multiplier=1e300).fit(X, y)
