@@ -169,7 +169,9 @@ def to_markdown(data):
         "",
         f"Dirac canary, n={N}+1, d={D}+1, epsilon={EPSILON}, delta={DELTA}, "
         "95% confidence (Clopper-Pearson), threshold chosen on half of the "
-        "trials and the bound computed on the other half.",
+        "trials and the bound computed on the other half. batch: 16 is "
+        "`batch_size=16` (q = 16/61 for dp-sgd; solvers without sampling, such "
+        "as dp-gd, ignore it), full is `batch_size=600` (q = 1).",
         "",
         "| solver | estimator | batch | reported eps | lower bound | FP | FN | "
         "n_eval | verdict | s |",
@@ -251,7 +253,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--solvers", nargs="*", default=None)
     parser.add_argument("--trials", type=int, default=1000)
-    parser.add_argument("--broken-trials", type=int, default=2000)
+    parser.add_argument("--broken-trials", type=int, default=4000)
     parser.add_argument("--no-broken", action="store_true")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
