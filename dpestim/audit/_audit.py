@@ -366,6 +366,12 @@ def audit_estimator(
                 if k == 2
                 else (np.eye(k)[idx] - 1.0 / k) / np.linalg.norm(np.eye(k)[idx] - 1 / k)
             )
+        else:
+            # The canary pulls each output towards its target: score the
+            # prediction in the direction of the target relative to y's mean.
+            y2 = np.asarray(y, dtype=float).reshape(X.shape[0], -1)
+            shift = np.ravel(np.asarray(y_c, dtype=float)) - y2.mean(axis=0)
+            direction = np.where(shift >= 0, 1.0, -1.0) / math.sqrt(y2.shape[1])
     elif canary in _CANARIES:
         kind = canary
         x_c, y_c, direction, j = _craft_canary(estimator, X, y, canary, canary_scale)

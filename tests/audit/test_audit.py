@@ -149,3 +149,13 @@ def test_classifier_audit_needs_public_classes(data):
     X, _, y = data
     with pytest.raises(ValueError, match="classes="):
         audit_estimator(LogisticRegression(), X, y, n_trials=8)
+
+
+def test_custom_regression_canary_is_scored_towards_its_target(data):
+    X, y, _ = data
+    est = Ridge(epsilon=math.inf, solver="dp-gd", max_iter=3)
+    res = audit_estimator(est, X, y, canary=(np.ones(4), -100.0), n_trials=8)
+    # The canary pulls the prediction at x down; the score is oriented so that
+    # it goes up, and without noise the test separates perfectly.
+    assert res.scores_in.min() > res.scores_out.max()
+    assert res.false_positives == res.false_negatives == 0
