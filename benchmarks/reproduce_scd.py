@@ -81,7 +81,9 @@ def _grids(quick):
     Cs = [10.0**k for k in range(-6, 1)]
     if quick:
         return {
-            "dp-scd": [(L, C) for L in (1, 100, 1000) for C in (1e-5, 1e-4, 1e-3, 1e-2)],
+            "dp-scd": [
+                (L, C) for L in (1, 100, 1000) for C in (1e-5, 1e-4, 1e-3, 1e-2)
+            ],
             "seq-dp-scd": [(L, C) for L in (1, 10) for C in (1e-4, 1e-3, 1e-2)],
             "dp-sgd": [
                 (L, C, eta) for L in (100, 1000) for C in (1.0,) for eta in (0.1, 1, 10)
@@ -196,12 +198,16 @@ def _estimator(task, solver, config, epsilon, seed):
 def _metric(task, est, X, y):
     if task["estimator"] == "ridge":
         pred = est.predict(X)
-        return float(np.mean((pred - y) ** 2)) if np.all(np.isfinite(pred)) else math.inf
+        return (
+            float(np.mean((pred - y) ** 2)) if np.all(np.isfinite(pred)) else math.inf
+        )
     return float(est.score(X, y))
 
 
 def _better(task):
-    return (lambda a, b: a < b) if task["estimator"] == "ridge" else (lambda a, b: a > b)
+    return (
+        (lambda a, b: a < b) if task["estimator"] == "ridge" else (lambda a, b: a > b)
+    )
 
 
 def _split(task, seed):
@@ -228,11 +234,11 @@ def run_dataset(name, quick, log):
     )
     # non-private references: exact SCD (L = 1, no clipping, no noise)
     t0 = time.time()
-    ref = [
-        evaluate(task, "dp-scd", (1, math.inf), math.inf, s)[1] for s in seeds
-    ]
+    ref = [evaluate(task, "dp-scd", (1, math.inf), math.inf, s)[1] for s in seeds]
     out["non_private_scd"] = float(np.median(ref))
-    log(f"[{name}] non-private SCD median test {out['non_private_scd']:.4f} ({time.time() - t0:.0f}s)")
+    took = time.time() - t0
+    ref_med = out["non_private_scd"]
+    log(f"[{name}] non-private SCD median test {ref_med:.4f} ({took:.0f}s)")
     for eps in EPSILONS:
         for solver, grid in grids.items():
             t0 = time.time()
@@ -268,7 +274,9 @@ def run_dataset(name, quick, log):
                 max_test=float(np.max(tests)),
                 budget=budget,
                 n_within_0_005_of_best=n_good,
-                grid=[[list(c), float(v), float(t)] for c, v, t in zip(grid, val, test1)],
+                grid=[
+                    [list(c), float(v), float(t)] for c, v, t in zip(grid, val, test1)
+                ],
             )
             log(
                 f"[{name}] eps={eps} {solver}: best {cfg} val {val[best]:.4f} "
@@ -284,7 +292,9 @@ def run_dataset(name, quick, log):
 def markdown(results, quick):
     lines = [f"# DP-SCD reproduction ({'quick' if quick else 'full'} run)", ""]
     for name, r in results.items():
-        metric = "test MSE (lower is better)" if name == "california" else "test accuracy"
+        metric = (
+            "test MSE (lower is better)" if name == "california" else "test accuracy"
+        )
         lines += [
             f"## {name}: n_train={r['n_train']}, d={r['n_features']}, "
             f"n_test={r['n_test']}; {metric}, median of seeds",
@@ -349,17 +359,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--datasets", default="adult,phishing,california")
+    parser.add_argument("--tag", default="", help="extra suffix of the output files")
     args = parser.parse_args()
     logging.getLogger("absl").setLevel(logging.ERROR)
     warnings.simplefilter("ignore")
-    suffix = "_quick" if args.quick else ""
+    suffix = ("_quick" if args.quick else "") + (f"_{args.tag}" if args.tag else "")
     RESULTS.mkdir(parents=True, exist_ok=True)
     results = {}
     path = RESULTS / f"reproduce_scd{suffix}.json"
     for name in args.datasets.split(","):
         results[name] = run_dataset(name, args.quick, lambda m: print(m, flush=True))
         path.write_text(json.dumps(results, indent=1))
-        (RESULTS / f"reproduce_scd{suffix}.md").write_text(markdown(results, args.quick))
+        (RESULTS / f"reproduce_scd{suffix}.md").write_text(
+            markdown(results, args.quick)
+        )
         plot(results, suffix)
     print(markdown(results, args.quick))
 

@@ -33,7 +33,10 @@ def np_delta(loss, x, y, a, v, lam_n, sigma_prime):
     if loss == SQUARED:  # standaloneRR._delta_alpha
         return (y - x @ v / lam_n - a) / (1 + sigma_prime * sq / lam_n)
     if loss == HINGE:  # standaloneSVM._delta_alpha, box [0, 1]
-        return y * max(0.0, min(1.0, y * (a + (lam_n * y - x @ v) / (sigma_prime * sq)))) - a
+        return (
+            y * max(0.0, min(1.0, y * (a + (lam_n * y - x @ v) / (sigma_prime * sq))))
+            - a
+        )
     if loss == SQUARED_HINGE:
         # minimise -y(a+z) + (a+z)^2/4 + (x.v/lam_n) z + sigma' sq z^2/(2 lam_n)
         z = (y - x @ v / lam_n - a / 2) / (0.5 + sigma_prime * sq / lam_n)
@@ -95,7 +98,9 @@ def np_scd(X, y, loss, lam_n, sigma_prime, C, std, q, n_steps, sequential, cap, 
                 k = int(rng.random() * (i + 1))
                 rows[i], rows[k] = rows[k], rows[i]
             rows = rows[:cap]
-        a, v = np_batch_update(X, y, loss, a, v, rows, lam_n, sigma_prime, C, sequential)
+        a, v = np_batch_update(
+            X, y, loss, a, v, rows, lam_n, sigma_prime, C, sequential
+        )
         if std > 0:
             for j in rows:
                 a[j] += std * rng.standard_normal()
@@ -167,7 +172,9 @@ def test_solver_equals_numpy_twin_on_same_stream(solver_cls, loss, K, sparse):
             twin_rng,
         )
         np.testing.assert_allclose(res.coef[k], v[:-1] / lam_n, rtol=1e-9, atol=1e-12)
-        np.testing.assert_allclose(res.intercept[k], v[-1] / lam_n, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            res.intercept[k], v[-1] / lam_n, rtol=1e-9, atol=1e-12
+        )
     assert res.n_iter == K * solver.steps_per_output(plan)
     assert res.attributes == {"noise_std_": std}
 
@@ -318,7 +325,10 @@ def test_sparse_input_end_to_end(normalised):
     X, y = normalised["X"].copy(), normalised["y2"]
     X[np.abs(X) < 0.3] = 0.0
     kw = dict(solver="dp-scd", epsilon=1.0, delta=1e-4, classes=[0, 1])
-    for est in (LinearSVC(loss="hinge", **kw, random_state=3), LogisticRegression(**kw, random_state=3)):
+    for est in (
+        LinearSVC(loss="hinge", **kw, random_state=3),
+        LogisticRegression(**kw, random_state=3),
+    ):
         dense = est.fit(X, y).coef_.copy()
         sparse = est.fit(sp.csr_matrix(X), y).coef_
         np.testing.assert_allclose(sparse, dense, rtol=1e-10, atol=1e-12)
@@ -413,9 +423,10 @@ def test_multiclass_noise_is_calibrated_for_the_composed_event(normalised):
     kw = dict(solver="dp-scd", epsilon=1.0, delta=1e-4, random_state=0)
     multi = LinearSVC(**kw, classes=[0, 1, 2]).fit(X, y3)
     binary = LinearSVC(**kw, classes=[0, 1, 2, 3][:2]).fit(X[y3 < 2], y3[y3 < 2])
-    assert multi.dp_event_ == dpa.SelfComposedDpEvent(
-        multi.dp_event_.event, 3
-    ) and multi.n_iter_ == 3 * multi.dp_event_.event.count
+    assert (
+        multi.dp_event_ == dpa.SelfComposedDpEvent(multi.dp_event_.event, 3)
+        and multi.n_iter_ == 3 * multi.dp_event_.event.count
+    )
     acc = dpa.rdp.RdpAccountant()
     acc.compose(multi.dp_event_)
     eps = acc.get_epsilon(1e-4)
@@ -429,9 +440,7 @@ def test_multiclass_noise_is_calibrated_for_the_composed_event(normalised):
 def test_noise_std_is_multiplier_times_sensitivity(solver_cls):
     """All-zero data: the released v is pure noise, std sqrt(T) * sigma * S."""
     n, d = 200, 50
-    plan = _plan(
-        n=n, d=d, loss=SQUARED, batch_size=20, max_iter=1, fit_intercept=False
-    )
+    plan = _plan(n=n, d=d, loss=SQUARED, batch_size=20, max_iter=1, fit_intercept=False)
     solver = solver_cls(clip_mode="absolute")
     C = plan.clip_norm
     S = math.sqrt(2) * C if solver_cls is DPSCD else 2 * C * math.sqrt(20 * 21)
@@ -511,7 +520,9 @@ def test_no_fitted_attribute_exposes_dual_variables(normalised, solver):
     n = X.shape[0]
     fitted = [
         LogisticRegression(solver=solver, classes=[0, 1], random_state=0).fit(X, y2),
-        LinearSVC(solver=solver, loss="hinge", classes=[0, 1], random_state=0).fit(X, y2),
+        LinearSVC(solver=solver, loss="hinge", classes=[0, 1], random_state=0).fit(
+            X, y2
+        ),
         Ridge(solver=solver, random_state=0).fit(X, yr),
     ]
     for est in fitted:
