@@ -28,6 +28,7 @@ from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent, SelfComposedDp
 from .._kernels import poisson_sample
 from ..losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
 from .base import BaseSolver, SolverResult
+from .dp_sgd import DPSGD
 
 __all__ = ["DPSCD", "SeqDPSCD"]
 
@@ -368,13 +369,7 @@ class DPSCD(BaseSolver):
         )
 
     def sampling(self, plan):
-        q = self.sampling_prob(plan)
-        if q >= 1.0:
-            return "full batch (every record in every step)"
-        return (
-            f"Poisson, each record independently with probability q={q:.6g} "
-            f"(expected batch {self.batch(plan)}) in every step"
-        )
+        return DPSGD.sampling(self, plan)  # the same Poisson sampling
 
     def composition(self, plan):
         T, K = self.steps_per_output(plan), plan.n_outputs

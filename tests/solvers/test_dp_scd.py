@@ -15,6 +15,7 @@ import pytest
 import scipy.sparse as sp
 import sklearn.linear_model as sk
 import sklearn.svm as sksvm
+from twins import np_poisson_sample
 
 from dpestim import LinearSVC, LogisticRegression, Ridge
 from dpestim.losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
@@ -50,18 +51,6 @@ def np_delta(loss, x, y, a, v, lam_n, sigma_prime):
     return new - a
 
 
-def np_poisson(rng, n, q):
-    if q >= 1:
-        return np.arange(n)
-    out, i = [], -1
-    while True:
-        gap = np.floor(np.log(1.0 - rng.random()) / np.log1p(-q))
-        if gap >= n - i - 1:
-            return np.array(out, dtype=np.int64)
-        i += 1 + int(gap)
-        out.append(i)
-
-
 def np_batch_update(X, y, loss, a, v, rows, lam_n, sigma_prime, C, sequential):
     """One noiseless step on the batch ``rows`` (visited in the given order)."""
     a, v = a.copy(), v.copy()
@@ -91,7 +80,7 @@ def np_scd(X, y, loss, lam_n, sigma_prime, C, std, q, n_steps, sequential, cap, 
     n, d = X.shape
     a, v = np.zeros(n), np.zeros(d)
     for _ in range(n_steps):
-        rows = np_poisson(rng, n, q)
+        rows = np_poisson_sample(rng, n, q)
         if sequential:
             rows = rows.copy()
             for i in range(len(rows) - 1, 0, -1):
