@@ -165,14 +165,16 @@ def scd_loop(
         Dual variables and shared vector, updated in place.
     rng : numpy.random.Generator
         Draw order per step: the Poisson sample, (seq: the shuffle,) the
-        noise on ``alpha_B`` in batch order, the noise on ``v``.
+        noise on ``alpha_B`` in batch order (over the whole sample, before
+        any truncation), the noise on ``v``.
     """
     n = y.shape[0]
     d = v.shape[0]
     rows = np.empty(n, dtype=np.int64)
     zeta = np.empty(n)
     for _ in range(n_steps):
-        mb = poisson_sample(rng, n, q, rows)
+        sampled = poisson_sample(rng, n, q, rows)
+        mb = sampled
         if sequential:
             for i in range(mb - 1, 0, -1):
                 k = int(rng.random() * (i + 1))
@@ -198,7 +200,9 @@ def scd_loop(
                 alpha[j] += zeta[p]
                 _col_axpy(Xt, data, indices, indptr, sparse, j, zeta[p], v)
         if noise_std > 0.0:
-            for p in range(mb):
+            # noise on every sampled coordinate, also those a truncation left
+            # out, so that neighbouring runs noise the same coordinates but k
+            for p in range(sampled):
                 alpha[rows[p]] += noise_std * rng.standard_normal()
             for f in range(d):
                 v[f] += noise_std * rng.standard_normal()
@@ -442,8 +446,10 @@ class SeqDPSCD(DPSCD):
     most ``L - 1`` later ones (``<= 2C``) and may push out the last one
     (``<= C``), in ``alpha_B`` and in ``v``, which gives the paper's bound
     ``2 C sqrt(L (L + 1))`` (Lemma 5). Noise of standard deviation
-    ``noise_multiplier * 2 C sqrt(L (L + 1))`` is added to ``v`` and
-    ``alpha_B``; the event has the same form as :class:`DPSCD`'s.
+    ``noise_multiplier * 2 C sqrt(L (L + 1))`` is added to ``v`` and to the
+    dual variables of the whole Poisson sample (also those the truncation
+    left out, so that neighbouring runs noise the same coordinates except the
+    added record's); the event has the same form as :class:`DPSCD`'s.
 
     Parameters
     ----------

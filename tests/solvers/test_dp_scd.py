@@ -80,18 +80,18 @@ def np_scd(X, y, loss, lam_n, sigma_prime, C, std, q, n_steps, sequential, cap, 
     n, d = X.shape
     a, v = np.zeros(n), np.zeros(d)
     for _ in range(n_steps):
-        rows = np_poisson_sample(rng, n, q)
+        sampled = np_poisson_sample(rng, n, q)
         if sequential:
-            rows = rows.copy()
-            for i in range(len(rows) - 1, 0, -1):
+            sampled = sampled.copy()
+            for i in range(len(sampled) - 1, 0, -1):
                 k = int(rng.random() * (i + 1))
-                rows[i], rows[k] = rows[k], rows[i]
-            rows = rows[:cap]
+                sampled[i], sampled[k] = sampled[k], sampled[i]
+        rows = sampled[:cap]
         a, v = np_batch_update(
             X, y, loss, a, v, rows, lam_n, sigma_prime, C, sequential
         )
         if std > 0:
-            for j in rows:
+            for j in sampled:  # noise on the whole sample, before truncation
                 a[j] += std * rng.standard_normal()
             v = v + std * np.array([rng.standard_normal() for _ in range(d)])
     return a, v
