@@ -227,7 +227,6 @@ def _dual_run(X, y, loss, lam, sigma_prime, clip, noise_std, q, n_steps, seq, ca
     n = X.shape[0]
     if sp.issparse(X):
         X = X.tocsr()
-        X.sort_indices()
         sq = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
         args = (_EMPTY_XT, X.data, X.indices, X.indptr, True)
     else:
@@ -296,6 +295,8 @@ class DPSCD(BaseSolver):
     """
 
     name = "dp-scd"
+    #: Rows of scikit-learn's X (= columns of the paper's X^T): C order / CSR.
+    data_order = "C"
     supported_losses = frozenset(
         {"squared", "logistic", "hinge", "squared_hinge", "multinomial"}
     )
