@@ -3,14 +3,17 @@
 from ._registry import SOLVERS, resolve_solver
 from .base import BaseSolver, ERMPlan, SolverResult
 from .dp_gd import DPGD
+from .dp_scd import DPSCD, SeqDPSCD
 from .dp_sgd import DPSGD
 
 __all__ = [
     "DPGD",
+    "DPSCD",
     "DPSGD",
     "SOLVERS",
     "BaseSolver",
     "ERMPlan",
+    "SeqDPSCD",
     "SolverResult",
     "resolve_solver",
 ]

@@ -1,0 +1,482 @@
+"""DP-SCD and seqDP-SCD (Damaskinos et al., AAAI 2021): private dual coordinate descent.
+
+Stochastic dual coordinate descent on ``mean_i loss_i(x_i . theta) + alpha / 2
+||theta||^2``. Each step Poisson-samples a batch ``B`` of examples (expected
+size ``L``); every dual coordinate ``j`` in ``B`` takes the exact (squared,
+hinge, squared hinge) or one-Newton-step (logistic) minimiser ``zeta_j`` of the
+CoCoA+ subproblem with curvature factor ``sigma' = L``, clipped to
+``|zeta_j| <= C / max(1, ||x_j||)``; the shared vector ``v = sum_j alpha_j x_j``
+moves by ``sum_j zeta_j x_j``, and Gaussian noise is added to ``v`` (all
+coordinates) and to ``alpha_B``. The released model is ``theta = v / (alpha
+n)``, never the dual variables: they stay local to :func:`_dual_run` and are
+dropped when it returns.
+
+Layout: in the paper's notation the data matrix is ``X^T`` (features x
+examples) and a coordinate is one of its *columns*. The kernels below work on
+columns of ``X^T``: an F-ordered dense array (the transpose of scikit-learn's
+C-ordered ``X``, no copy) or a CSC matrix (the transpose of a CSR ``X``, the
+same three arrays). So each coordinate update reads one contiguous example.
+"""
+
+import math
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent, SelfComposedDpEvent
+
+from .._kernels import poisson_sample
+from ..losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
+from .base import BaseSolver, SolverResult
+from .dp_sgd import DPSGD
+
+__all__ = ["DPSCD", "SeqDPSCD"]
+
+#: Box margin of the logistic dual variable, ``y alpha in [beta, 1 - beta]``.
+LOGISTIC_BOX = 1e-4
+
+_EMPTY_F = np.empty(0)
+_EMPTY_I = np.empty(0, dtype=np.int32)
+_EMPTY_XT = np.empty((0, 0), order="F")
+
+
+@numba.njit(cache=True)
+def dual_step(loss, y, a, m, s):
+    """Unclipped minimiser ``zeta`` of one coordinate's dual subproblem.
+
+    Parameters
+    ----------
+    loss : int
+        Loss code (squared, logistic, hinge or squared hinge).
+    y : float
+        Target (real, or +-1 for the margin losses).
+    a : float
+        Current dual variable of the coordinate.
+    m : float
+        Current prediction ``x_j . v / (alpha n)``.
+    s : float
+        Curvature ``sigma' ||x_j||^2 / (alpha n)`` (positive).
+
+    Returns
+    -------
+    zeta : float
+        Squared: ``(y - m - a) / (1 + s)``. Hinge: exact box-constrained
+        minimiser, ``y alpha_new`` in [0, 1]. Squared hinge:
+        ``y alpha_new >= 0``. Logistic: one Newton step from the projection of
+        ``a`` on ``y alpha in [beta, 1 - beta]``, the result projected again.
+        ``zeta = alpha_new - a`` is measured from the stored ``a``.
+    """
+    if loss == SQUARED:
+        return (y - m - a) / (1.0 + s)
+    if loss == HINGE:
+        b = y * a + (1.0 - y * m) / s
+        return y * min(1.0, max(0.0, b)) - a
+    if loss == SQUARED_HINGE:
+        z = (y - m - 0.5 * a) / (0.5 + s)
+        return y * max(0.0, y * (a + z)) - a
+    # logistic
+    beta = LOGISTIC_BOX
+    b = min(1.0 - beta, max(beta, y * a))
+    g = y * (math.log(b) - math.log1p(-b)) + m
+    h = 1.0 / (b * (1.0 - b)) + s
+    b_new = min(1.0 - beta, max(beta, b - y * g / h))
+    return y * b_new - a
+
+
+@numba.njit(cache=True)
+def _col_dot(Xt, data, indices, indptr, sparse, j, v):
+    """``Xt[:, j] . v`` for an F-ordered dense or a CSC ``Xt``."""
+    acc = 0.0
+    if sparse:
+        for p in range(indptr[j], indptr[j + 1]):
+            acc += data[p] * v[indices[p]]
+    else:
+        for f in range(Xt.shape[0]):
+            acc += Xt[f, j] * v[f]
+    return acc
+
+
+@numba.njit(cache=True)
+def _col_axpy(Xt, data, indices, indptr, sparse, j, c, v):
+    """``v += c Xt[:, j]`` for an F-ordered dense or a CSC ``Xt``."""
+    if sparse:
+        for p in range(indptr[j], indptr[j + 1]):
+            v[indices[p]] += c * data[p]
+    else:
+        for f in range(Xt.shape[0]):
+            v[f] += c * Xt[f, j]
+
+
+@numba.njit(cache=True)
+def scd_loop(
+    Xt,
+    data,
+    indices,
+    indptr,
+    sparse,
+    y,
+    sq_norms,
+    loss,
+    lam_n,
+    sigma_prime,
+    clip,
+    noise_std,
+    q,
+    n_steps,
+    sequential,
+    cap,
+    alpha,
+    v,
+    rng,
+):
+    """Run ``n_steps`` noisy (seq)DP-SCD steps in place on ``(alpha, v)``.
+
+    Parameters
+    ----------
+    Xt : ndarray of shape (n_features, n_samples), F-ordered
+        Examples as columns (unused when ``sparse``).
+    data, indices, indptr : ndarrays
+        CSC arrays of ``Xt`` (= CSR arrays of ``X``) when ``sparse``.
+    sparse : bool
+    y : ndarray of shape (n_samples,)
+    sq_norms : ndarray of shape (n_samples,)
+        ``||x_j||^2``.
+    loss : int
+    lam_n : float
+        ``alpha * n_samples``.
+    sigma_prime : float
+        Curvature factor of the subproblem (``L`` for DP-SCD, 1 for seq).
+    clip : float
+        Bound ``C`` on each clipped update (and on ``||zeta_j x_j||``).
+    noise_std : float
+        Standard deviation of the Gaussian noise on ``alpha_B`` and on every
+        coordinate of ``v``; 0 draws nothing.
+    q : float
+        Poisson sampling probability.
+    n_steps : int
+    sequential : bool
+        False: all coordinates of a batch are updated against the same
+        snapshot (DP-SCD). True: the batch is visited in a uniformly random
+        order, truncated to its first ``cap`` examples, and each update is
+        applied at once (seqDP-SCD).
+    cap : int
+        Largest batch processed when ``sequential``.
+    alpha, v : ndarrays of shape (n_samples,), (n_features,)
+        Dual variables and shared vector, updated in place.
+    rng : numpy.random.Generator
+        Draw order per step: the Poisson sample, (seq: the shuffle,) the
+        noise on ``alpha_B`` in batch order (over the whole sample, before
+        any truncation), the noise on ``v``.
+    """
+    n = y.shape[0]
+    d = v.shape[0]
+    rows = np.empty(n, dtype=np.int64)
+    zeta = np.empty(n)
+    for _ in range(n_steps):
+        sampled = poisson_sample(rng, n, q, rows)
+        mb = sampled
+        if sequential:
+            for i in range(mb - 1, 0, -1):
+                k = int(rng.random() * (i + 1))
+                rows[i], rows[k] = rows[k], rows[i]
+            mb = min(mb, cap)
+        for p in range(mb):
+            j = rows[p]
+            z = 0.0
+            sq = sq_norms[j]
+            if sq > 0.0:
+                m = _col_dot(Xt, data, indices, indptr, sparse, j, v) / lam_n
+                z = dual_step(loss, y[j], alpha[j], m, sigma_prime * sq / lam_n)
+                c = clip / max(1.0, math.sqrt(sq))
+                z = min(c, max(-c, z))
+            if sequential:
+                alpha[j] += z
+                _col_axpy(Xt, data, indices, indptr, sparse, j, z, v)
+            else:
+                zeta[p] = z
+        if not sequential:
+            for p in range(mb):
+                j = rows[p]
+                alpha[j] += zeta[p]
+                _col_axpy(Xt, data, indices, indptr, sparse, j, zeta[p], v)
+        if noise_std > 0.0:
+            # noise on every sampled coordinate, also those a truncation left
+            # out, so that neighbouring runs noise the same coordinates but k
+            for p in range(sampled):
+                alpha[rows[p]] += noise_std * rng.standard_normal()
+            for f in range(d):
+                v[f] += noise_std * rng.standard_normal()
+
+
+def _with_intercept_column(X, fit_intercept):
+    """``X`` with a constant-1 column appended when ``fit_intercept``."""
+    if not fit_intercept:
+        return X
+    if sp.issparse(X):
+        ones = sp.csr_matrix(np.ones((X.shape[0], 1)))
+        return sp.hstack([X, ones], format="csr")
+    return np.hstack([X, np.ones((X.shape[0], 1))])
+
+
+def _dual_run(X, y, loss, lam, sigma_prime, clip, noise_std, q, n_steps, seq, cap, rng):
+    """Run one private dual coordinate descent and return the shared vector ``v``.
+
+    ``X`` is C-ordered dense or CSR (n_samples, n_features). The dual
+    variables live only inside this function.
+    """
+    n = X.shape[0]
+    if sp.issparse(X):
+        X = X.tocsr()
+        sq = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+        args = (_EMPTY_XT, X.data, X.indices, X.indptr, True)
+    else:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        sq = np.einsum("ij,ij->i", X, X)
+        args = (X.T, _EMPTY_F, _EMPTY_I, _EMPTY_I, False)
+    v = np.zeros(X.shape[1])
+    scd_loop(
+        *args,
+        np.ascontiguousarray(y, dtype=np.float64),
+        sq,
+        loss,
+        float(lam * n),
+        float(sigma_prime),
+        float(clip),
+        float(noise_std),
+        float(q),
+        int(n_steps),
+        bool(seq),
+        int(cap),
+        np.zeros(n),
+        v,
+        rng,
+    )
+    return v
+
+
+class DPSCD(BaseSolver):
+    """Differentially private stochastic dual coordinate descent (``solver="dp-scd"``).
+
+    Algorithm 1 of Damaskinos et al. (AAAI 2021). Each of the
+    ``T = ceil(max_iter / q)`` steps includes every record independently with
+    probability ``q = min(1, batch_size / n_samples)``; each sampled dual
+    coordinate takes the minimiser of its CoCoA+ subproblem against the same
+    snapshot, with curvature factor ``sigma' = L = q n`` (the *expected*
+    batch size, public, never the realised one): exact for the squared, hinge
+    and squared hinge losses, one Newton step in the box
+    ``y alpha in [1e-4, 1 - 1e-4]`` for the logistic loss. Each update is
+    clipped to ``|zeta_j| <= C / max(1, ||x_j||)`` and Gaussian noise of
+    standard deviation ``noise_multiplier * sqrt(2) * C`` is added to the
+    shared vector ``v`` (every coordinate) and to the sampled dual variables.
+    Only ``coef = v / (alpha n)`` is released.
+
+    One record changes the step's ``(alpha_B, v)`` by at most ``sqrt(2) C`` in
+    L2 (add/remove-one neighbours; the other updates do not depend on it), so
+    the DpEvent is ``SelfComposedDpEvent(PoissonSampledDpEvent(q,
+    GaussianDpEvent(noise_multiplier)), T)``. With ``K > 1`` outputs
+    (one-vs-rest classes or several regression targets) the solver runs ``K``
+    independent problems and the event is that run composed ``K`` times; the
+    noise is calibrated for the whole composition.
+
+    With ``fit_intercept=True`` a constant feature 1 is appended, so the
+    intercept is penalised by ``alpha`` like the coefficients (as in
+    liblinear); the learning rate is not used.
+
+    Parameters
+    ----------
+    clip_mode : {"relative", "absolute"}, default="relative"
+        How the estimator's ``clip_norm`` sets the bound ``C`` on each dual
+        update. ``"absolute"``: ``C = clip_norm``, the paper's parameter.
+        ``"relative"``: ``C = clip_norm * alpha * n_samples / L``. The
+        unclipped update is about ``alpha n / L`` times a residual, so this
+        makes ``clip_norm`` a bound in residual units, and a record's
+        contribution to ``coef`` per step is at most ``clip_norm / L``, the
+        scale of dp-sgd's clipped gradient over the expected batch.
+    """
+
+    name = "dp-scd"
+    #: Rows of scikit-learn's X (= columns of the paper's X^T): C order / CSR.
+    data_order = "C"
+    supported_losses = frozenset(
+        {"squared", "logistic", "hinge", "squared_hinge", "multinomial"}
+    )
+    #: Sequential (seqDP-SCD) updates inside a batch?
+    _sequential = False
+
+    def __init__(self, clip_mode="relative"):
+        self.clip_mode = clip_mode
+
+    # -- public quantities -------------------------------------------------------
+
+    def _check(self, plan):
+        if self.clip_mode not in ("relative", "absolute"):
+            raise ValueError(
+                f"clip_mode must be 'relative' or 'absolute', got {self.clip_mode!r}."
+            )
+        if not plan.alpha > 0:
+            raise ValueError(
+                f"solver={self.name!r} needs alpha > 0 (the dual problem is "
+                f"defined through 1 / alpha); got alpha={plan.alpha!r}."
+            )
+
+    def batch(self, plan):
+        """Expected batch size ``L = min(batch_size, n_samples)``."""
+        return min(plan.batch_size, plan.n_samples)
+
+    def sampling_prob(self, plan):
+        """Poisson sampling probability ``L / n_samples``."""
+        return self.batch(plan) / plan.n_samples
+
+    def clip_bound(self, plan):
+        """The bound ``C`` on each dual update (see ``clip_mode``)."""
+        self._check(plan)
+        if self.clip_mode == "absolute":
+            return plan.clip_norm
+        return plan.clip_norm * plan.alpha * plan.n_samples / self.batch(plan)
+
+    def sensitivity(self, plan):
+        """L2 sensitivity of one step's released ``(alpha_B, v)``: ``sqrt(2) C``."""
+        return math.sqrt(2.0) * self.clip_bound(plan)
+
+    def sigma_prime(self, plan):
+        """Curvature factor of the subproblem: the expected batch size."""
+        return float(self.batch(plan))
+
+    def steps_per_output(self, plan):
+        """``T = ceil(max_iter / q)`` noisy steps for each output."""
+        q = self.sampling_prob(plan)
+        return max(1, math.ceil(plan.max_iter / q - 1e-9))
+
+    def n_steps(self, plan):
+        return plan.n_outputs * self.steps_per_output(plan)
+
+    def event_inputs(self, plan):
+        return (plan.n_samples, plan.batch_size, plan.max_iter, plan.n_outputs)
+
+    def make_event(self, noise_multiplier, plan):
+        self._check(plan)
+        q = self.sampling_prob(plan)
+        step = GaussianDpEvent(noise_multiplier)
+        if q < 1.0:
+            step = PoissonSampledDpEvent(q, step)
+        run = SelfComposedDpEvent(step, self.steps_per_output(plan))
+        if plan.n_outputs > 1:
+            return SelfComposedDpEvent(run, plan.n_outputs)
+        return run
+
+    def mechanism(self, plan):
+        return (
+            "Gaussian noise on the shared vector v (and the sampled dual "
+            f"variables) of dual coordinate updates clipped to |zeta| <= "
+            f"C/max(1, ||x||), C={self.clip_bound(plan):.4g}; L2 sensitivity "
+            f"{self.sensitivity(plan):.4g} per step; only coef = v/(alpha n) is "
+            "released"
+        )
+
+    def sampling(self, plan):
+        return DPSGD.sampling(self, plan)  # the same Poisson sampling
+
+    def composition(self, plan):
+        T, K = self.steps_per_output(plan), plan.n_outputs
+        if K == 1:
+            return super().composition(plan)
+        return (
+            f"{K} independent runs (one per output, one-vs-rest) of {T} steps, "
+            "composed by the accountant (dp_accounting) on the DpEvent below"
+        )
+
+    # -- the algorithm -----------------------------------------------------------
+
+    def _noise_std(self, noise_multiplier, plan):
+        if noise_multiplier <= 0:
+            return 0.0
+        return noise_multiplier * self.sensitivity(plan)
+
+    def _cap(self, plan):
+        return plan.n_samples
+
+    def solve(self, X, Y, plan, noise_multiplier, rng):
+        self._check(plan)
+        loss = plan.loss
+        if loss == MULTINOMIAL:  # one-vs-rest logistic on +-1 targets
+            loss, Y = LOGISTIC, 2.0 * Y - 1.0
+        Xa = _with_intercept_column(X, plan.fit_intercept)
+        d = plan.n_features
+        coef = np.zeros((plan.n_outputs, d))
+        intercept = np.zeros(plan.n_outputs)
+        std = self._noise_std(noise_multiplier, plan)
+        for k in range(plan.n_outputs):
+            v = _dual_run(
+                Xa,
+                Y[:, k],
+                loss,
+                plan.alpha,
+                self.sigma_prime(plan),
+                self.clip_bound(plan),
+                std,
+                self.sampling_prob(plan),
+                self.steps_per_output(plan),
+                self._sequential,
+                self._cap(plan),
+                rng,
+            )
+            theta = v / (plan.alpha * plan.n_samples)
+            coef[k] = theta[:d]
+            if plan.fit_intercept:
+                intercept[k] = theta[d]
+        return SolverResult(
+            coef=coef,
+            intercept=intercept,
+            n_iter=self.n_steps(plan),
+            dp_event=self.make_event(noise_multiplier, plan),
+            noise_multiplier=noise_multiplier,
+            attributes={"noise_std_": std},
+        )
+
+
+class SeqDPSCD(DPSCD):
+    """Sequential private dual coordinate descent (``solver="seq-dp-scd"``).
+
+    The paper's baseline (Algorithm 3, authors' code version): within a step
+    the sampled coordinates are updated one after the other, each seeing the
+    previous ones, with curvature factor ``sigma' = 1`` (plain SDCA). A record
+    then influences every later update of its batch, so the sensitivity grows
+    with the batch size. The Poisson sample is visited in a uniformly random
+    order and truncated to its first ``L`` (expected batch size) records;
+    inserting one record changes its own update (``<= C``), each of the at
+    most ``L - 1`` later ones (``<= 2C``) and may push out the last one
+    (``<= C``), in ``alpha_B`` and in ``v``, which gives the paper's bound
+    ``2 C sqrt(L (L + 1))`` (Lemma 5). Noise of standard deviation
+    ``noise_multiplier * 2 C sqrt(L (L + 1))`` is added to ``v`` and to the
+    dual variables of the whole Poisson sample (also those the truncation
+    left out, so that neighbouring runs noise the same coordinates except the
+    added record's); the event has the same form as :class:`DPSCD`'s.
+
+    Parameters
+    ----------
+    clip_mode : {"relative", "absolute"}, default="relative"
+        As for :class:`DPSCD`.
+    """
+
+    name = "seq-dp-scd"
+    _sequential = True
+
+    def sigma_prime(self, plan):
+        return 1.0
+
+    def sensitivity(self, plan):
+        """``2 C sqrt(L (L + 1))`` (Lemma 5 of the paper)."""
+        L = self.batch(plan)
+        return 2.0 * self.clip_bound(plan) * math.sqrt(L * (L + 1.0))
+
+    def _cap(self, plan):
+        return self.batch(plan)
+
+    def sampling(self, plan):
+        base = super().sampling(plan)
+        if self.sampling_prob(plan) >= 1.0:
+            return base + ", visited in random order"
+        return (
+            base + f", visited in random order and truncated to its first "
+            f"{self.batch(plan)} records"
+        )

@@ -1,0 +1,550 @@
+"""dp-scd and seq-dp-scd: twins, non-private limit, sensitivity, noise, privacy API.
+
+The tests of spec 002 section 7.4: with noise off, no clipping and batch size
+1 the solvers reach scikit-learn's optimum; the batch-size factor sigma' = L
+is what keeps simultaneous updates stable; the noise standard deviation and
+the number of noisy steps; the L2 sensitivity of one record on random
+neighbouring datasets; no fitted attribute exposes the dual variables.
+"""
+
+import math
+
+import dp_accounting as dpa
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import sklearn.linear_model as sk
+import sklearn.svm as sksvm
+from twins import np_poisson_sample
+
+from dpestim import LinearSVC, LogisticRegression, Ridge
+from dpestim.losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
+from dpestim.solvers import DPSCD, SOLVERS, ERMPlan, SeqDPSCD
+from dpestim.solvers.dp_scd import LOGISTIC_BOX, scd_loop
+
+LOSSES = (SQUARED, LOGISTIC, HINGE, SQUARED_HINGE)
+
+
+# -- NumPy twin (the authors' code forms, written independently) ----------------
+
+
+def np_delta(loss, x, y, a, v, lam_n, sigma_prime):
+    """One coordinate's unclipped update, in the forms of the authors' code."""
+    sq = x @ x
+    if loss == SQUARED:  # standaloneRR._delta_alpha
+        return (y - x @ v / lam_n - a) / (1 + sigma_prime * sq / lam_n)
+    if loss == HINGE:  # standaloneSVM._delta_alpha, box [0, 1]
+        return (
+            y * max(0.0, min(1.0, y * (a + (lam_n * y - x @ v) / (sigma_prime * sq))))
+            - a
+        )
+    if loss == SQUARED_HINGE:
+        # minimise -y(a+z) + (a+z)^2/4 + (x.v/lam_n) z + sigma' sq z^2/(2 lam_n)
+        z = (y - x @ v / lam_n - a / 2) / (0.5 + sigma_prime * sq / lam_n)
+        return y * max(0.0, y * (a + z)) - a
+    # logistic, standaloneLR: der1, der2 at the projected copy
+    beta = LOGISTIC_BOX
+    at = y * np.clip(y * a, beta, 1 - beta)
+    der1 = -y * np.log(1 - at * y) + y * np.log(y * at) + x @ v / lam_n
+    der2 = -1 / (at * (at - y)) + sigma_prime / lam_n * sq
+    new = y * np.clip(y * (at - der1 / der2), beta, 1 - beta)
+    return new - a
+
+
+def np_batch_update(X, y, loss, a, v, rows, lam_n, sigma_prime, C, sequential):
+    """One noiseless step on the batch ``rows`` (visited in the given order)."""
+    a, v = a.copy(), v.copy()
+    zetas = []
+    for j in rows:
+        x = X[j]
+        if x @ x == 0:
+            z = 0.0
+        else:
+            z = np_delta(loss, x, y[j], a[j], v, lam_n, sigma_prime)
+            c = C / max(1.0, np.linalg.norm(x))
+            z = float(np.clip(z, -c, c))
+        if sequential:
+            a[j] += z
+            v += z * x
+        else:
+            zetas.append(z)
+    if not sequential:
+        for j, z in zip(rows, zetas):
+            a[j] += z
+            v += z * X[j]
+    return a, v
+
+
+def np_scd(X, y, loss, lam_n, sigma_prime, C, std, q, n_steps, sequential, cap, rng):
+    """NumPy twin of ``scd_loop`` drawing from ``rng`` in the same order."""
+    n, d = X.shape
+    a, v = np.zeros(n), np.zeros(d)
+    for _ in range(n_steps):
+        sampled = np_poisson_sample(rng, n, q)
+        if sequential:
+            sampled = sampled.copy()
+            for i in range(len(sampled) - 1, 0, -1):
+                k = int(rng.random() * (i + 1))
+                sampled[i], sampled[k] = sampled[k], sampled[i]
+        rows = sampled[:cap]
+        a, v = np_batch_update(
+            X, y, loss, a, v, rows, lam_n, sigma_prime, C, sequential
+        )
+        if std > 0:
+            for j in sampled:  # noise on the whole sample, before truncation
+                a[j] += std * rng.standard_normal()
+            v = v + std * np.array([rng.standard_normal() for _ in range(d)])
+    return a, v
+
+
+def _plan(n=60, d=4, K=1, loss=LOGISTIC, **kw):
+    base = dict(
+        n_samples=n,
+        n_features=d,
+        n_outputs=K,
+        loss=loss,
+        alpha=0.05,
+        fit_intercept=True,
+        clip_norm=0.8,
+        max_iter=2,
+        batch_size=12,
+        learning_rate=0.3,
+    )
+    base.update(kw)
+    return ERMPlan(**base)
+
+
+def _targets(loss, n, K, rng):
+    if loss == SQUARED:
+        return rng.normal(size=(n, K))
+    if loss == MULTINOMIAL:
+        Y = np.zeros((n, K))
+        Y[np.arange(n), rng.integers(0, K, n)] = 1
+        return Y
+    return rng.choice([-1.0, 1.0], size=(n, K))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize(
+    "loss,K",
+    [(SQUARED, 2), (LOGISTIC, 1), (HINGE, 1), (SQUARED_HINGE, 1), (MULTINOMIAL, 3)],
+)
+@pytest.mark.parametrize("solver_cls", [DPSCD, SeqDPSCD])
+def test_solver_equals_numpy_twin_on_same_stream(solver_cls, loss, K, sparse):
+    rng = np.random.default_rng(1)
+    plan = _plan(K=K, loss=loss)
+    X = rng.normal(size=(plan.n_samples, plan.n_features)) * 0.7
+    X[3] = 0.0  # a zero row contributes nothing
+    Y = _targets(loss, plan.n_samples, K, rng)
+    solver = solver_cls()
+    Xin = sp.csr_matrix(X) if sparse else X
+    res = solver.solve(Xin, Y, plan, 0.9, np.random.default_rng(7))
+    Xa = np.hstack([X, np.ones((X.shape[0], 1))])
+    Yb = 2 * Y - 1 if loss == MULTINOMIAL else Y
+    twin_loss = LOGISTIC if loss == MULTINOMIAL else loss
+    lam_n = plan.alpha * plan.n_samples
+    std = 0.9 * solver.sensitivity(plan)
+    twin_rng = np.random.default_rng(7)
+    for k in range(K):
+        _, v = np_scd(
+            Xa,
+            Yb[:, k],
+            twin_loss,
+            lam_n,
+            solver.sigma_prime(plan),
+            solver.clip_bound(plan),
+            std,
+            solver.sampling_prob(plan),
+            solver.steps_per_output(plan),
+            solver_cls is SeqDPSCD,
+            solver._cap(plan),
+            twin_rng,
+        )
+        np.testing.assert_allclose(res.coef[k], v[:-1] / lam_n, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            res.intercept[k], v[-1] / lam_n, rtol=1e-9, atol=1e-12
+        )
+    assert res.n_iter == K * solver.steps_per_output(plan)
+    assert res.attributes == {"noise_std_": std}
+
+
+def test_dual_step_clips_and_stays_in_the_box():
+    """Every |zeta_j| <= C / max(1, ||x_j||); hinge duals stay in [0, 1]."""
+    rng = np.random.default_rng(0)
+    n, d = 40, 3
+    X = rng.normal(size=(n, d)) * 2  # some rows have norm > 1
+    y = rng.choice([-1.0, 1.0], n)
+    for C in (0.01, 0.3):
+        a = np.zeros(n)
+        v = np.zeros(d)
+        for _ in range(30):
+            a0, v0 = a.copy(), v.copy()
+            scd_loop(
+                X.T, np.empty(0), np.empty(0, np.int32), np.empty(0, np.int32), False,
+                y, np.einsum("ij,ij->i", X, X), HINGE, 2.0, 8.0, C, 0.0, 0.2, 1,
+                False, n, a, v, np.random.default_rng(rng.integers(1 << 30)),
+            )  # fmt: skip
+            zeta = a - a0
+            bound = C / np.maximum(1, np.linalg.norm(X, axis=1))
+            assert np.all(np.abs(zeta) <= bound * (1 + 1e-12))
+            np.testing.assert_allclose(v - v0, X.T @ zeta, atol=1e-12)
+            assert np.all(y * a >= -1e-12) and np.all(y * a <= 1 + 1e-12)
+
+
+# -- non-private limit (section 7.4, items 1-3) --------------------------------
+
+
+@pytest.fixture(scope="module")
+def normalised():
+    rng = np.random.default_rng(0)
+    n, d = 600, 12
+    X = rng.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    w = rng.normal(size=d)
+    s = X @ w
+    return dict(
+        X=X,
+        yr=s + 0.3 * rng.normal(size=n),
+        y2=(s + 0.3 * rng.normal(size=n) > 0).astype(int),
+        y3=np.digitize(s + 0.3 * rng.normal(size=n), [-0.5, 0.5]),
+    )
+
+
+LAM = 1e-3
+
+
+def _np_kw(batch_size, max_iter, **kw):
+    return dict(
+        solver="dp-scd",
+        epsilon=np.inf,
+        clip_norm=np.inf,
+        alpha=LAM,
+        batch_size=batch_size,
+        max_iter=max_iter,
+        fit_intercept=False,
+        random_state=0,
+        **kw,
+    )
+
+
+@pytest.mark.parametrize("L,tol", [(1, 1e-10), (10, 1e-5)])
+def test_ridge_matches_sklearn(normalised, L, tol):
+    X, y = normalised["X"], normalised["yr"]
+    n = X.shape[0]
+    ours = Ridge(**_np_kw(L, 200)).fit(X, y)
+    ref = sk.Ridge(alpha=LAM * n, fit_intercept=False, tol=1e-12).fit(X, y)
+    err = np.abs(ours.coef_ - ref.coef_).max() / np.abs(ref.coef_).max()
+    assert err < tol
+    assert ours.epsilon_ == math.inf and ours.noise_multiplier_ == 0.0
+
+
+@pytest.mark.parametrize("L", [1, 10])
+def test_logistic_matches_sklearn(normalised, L):
+    X, y = normalised["X"], normalised["y2"]
+    n = X.shape[0]
+    ours = LogisticRegression(**_np_kw(L, 200), classes=[0, 1]).fit(X, y)
+    ref = sk.LogisticRegression(
+        C=1 / (LAM * n), fit_intercept=False, tol=1e-12, max_iter=10_000
+    ).fit(X, y)
+    # limited by the box y alpha in [1e-4, 1 - 1e-4]
+    err = np.abs(ours.coef_ - ref.coef_).max() / np.abs(ref.coef_).max()
+    assert err < 1e-6
+
+
+def _hinge_primal(X, ys, w, lam, power=1):
+    return np.mean(np.maximum(0, 1 - ys * (X @ w)) ** power) + lam / 2 * w @ w
+
+
+def test_hinge_reaches_liblinear_objective_with_zero_gap(normalised):
+    """Exact SDCA-hinge (L = 1): objective <= liblinear's + 1e-6, gap < 1e-8."""
+    X, y = normalised["X"], normalised["y2"]
+    n = X.shape[0]
+    ys = 2.0 * y - 1
+    lam_n = LAM * n
+    a, v = np.zeros(n), np.zeros(X.shape[1])
+    scd_loop(
+        X.T, np.empty(0), np.empty(0, np.int32), np.empty(0, np.int32), False,
+        ys, np.ones(n), HINGE, lam_n, 1.0, np.inf, 0.0, 1.0 / n, 3000 * n,
+        True, 1, a, v, np.random.default_rng(0),
+    )  # fmt: skip
+    theta = v / lam_n
+    np.testing.assert_allclose(v, X.T @ a, atol=1e-10)
+    primal = _hinge_primal(X, ys, theta, LAM)
+    dual = np.mean(-a * ys) + (v @ v) / (2 * LAM * n**2)  # F*(alpha), minimised
+    assert -1e-12 < primal + dual < 1e-8  # the duality gap
+    ref = sksvm.LinearSVC(
+        loss="hinge", C=1 / lam_n, fit_intercept=False, tol=1e-12, max_iter=100_000
+    )
+    with pytest.warns(Warning):  # liblinear does not converge to 1e-12
+        ref.fit(X, y)
+    assert primal <= _hinge_primal(X, ys, ref.coef_[0], LAM) + 1e-6
+    # and the estimator (Poisson batches of expected size 1) gets there too
+    est = LinearSVC(loss="hinge", **_np_kw(1, 300), classes=[0, 1]).fit(X, y)
+    assert _hinge_primal(X, ys, est.coef_[0], LAM) <= primal + 1e-5
+
+
+def test_squared_hinge_and_multiclass_match_liblinear(normalised):
+    X, y3 = normalised["X"], normalised["y3"]
+    n = X.shape[0]
+    ours = LinearSVC(**_np_kw(1, 200), classes=[0, 1, 2]).fit(X, y3)
+    ref = sksvm.LinearSVC(
+        C=1 / (LAM * n), fit_intercept=False, tol=1e-12, max_iter=100_000
+    ).fit(X, y3)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-7)
+    # multiclass logistic is one-vs-rest: each row is a binary logistic model
+    lr = LogisticRegression(**_np_kw(1, 200), classes=[0, 1, 2]).fit(X, y3)
+    for k in range(3):
+        ref_k = sk.LogisticRegression(
+            C=1 / (LAM * n), fit_intercept=False, tol=1e-12, max_iter=10_000
+        ).fit(X, (y3 == k).astype(int))
+        np.testing.assert_allclose(lr.coef_[k], ref_k.coef_[0], rtol=1e-6, atol=1e-9)
+
+
+def test_intercept_is_a_penalised_constant_feature(normalised):
+    X, y = normalised["X"], normalised["yr"] + 2.0
+    n = X.shape[0]
+    ours = Ridge(**{**_np_kw(1, 200), "fit_intercept": True}).fit(X, y)
+    Xa = np.hstack([X, np.ones((n, 1))])
+    ref = sk.Ridge(alpha=LAM * n, fit_intercept=False, tol=1e-12).fit(Xa, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_[:-1], rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(ours.intercept_, ref.coef_[-1], rtol=1e-8)
+
+
+def test_sparse_input_end_to_end(normalised):
+    X, y = normalised["X"].copy(), normalised["y2"]
+    X[np.abs(X) < 0.3] = 0.0
+    kw = dict(solver="dp-scd", epsilon=1.0, delta=1e-4, classes=[0, 1])
+    for est in (
+        LinearSVC(loss="hinge", **kw, random_state=3),
+        LogisticRegression(**kw, random_state=3),
+    ):
+        dense = est.fit(X, y).coef_.copy()
+        sparse = est.fit(sp.csr_matrix(X), y).coef_
+        np.testing.assert_allclose(sparse, dense, rtol=1e-10, atol=1e-12)
+        assert est.score(sp.csr_matrix(X), y) > 0.7
+    # CSC and COO input are accepted too (converted to CSR by the estimator)
+    Ridge(solver="seq-dp-scd").fit(sp.csc_matrix(X), normalised["yr"])
+
+
+def _dual_objective(loss, X, y, a, lam, n):
+    v = X.T @ a
+    quad = v @ v / (2 * lam * n**2)
+    b = y * a
+    if loss == SQUARED:
+        conj = 0.5 * a**2 - a * y
+    elif loss == HINGE:
+        assert np.all(b >= -1e-12) and np.all(b <= 1 + 1e-12)
+        conj = -b
+    else:  # logistic
+        conj = b * np.log(b) + (1 - b) * np.log1p(-b)
+    return np.mean(conj) + quad
+
+
+@pytest.mark.parametrize("loss", [SQUARED, HINGE, LOGISTIC])
+@pytest.mark.parametrize("L,C", [(1, np.inf), (10, np.inf), (10, 0.01), (50, 0.1)])
+def test_dual_objective_never_increases_without_noise(normalised, loss, L, C):
+    X = normalised["X"][:300]
+    n = X.shape[0]
+    y = 2.0 * normalised["y2"][:300] - 1 if loss != SQUARED else normalised["yr"][:300]
+    lam = 1e-2
+    rng = np.random.default_rng(0)
+    a, v = np.zeros(n), np.zeros(X.shape[1])
+    if loss == LOGISTIC:  # start inside the box, consistently
+        a = y * 0.5
+        v = X.T @ a
+    prev = _dual_objective(loss, X, y, a, lam, n)
+    for _ in range(150):
+        scd_loop(
+            X.T, np.empty(0), np.empty(0, np.int32), np.empty(0, np.int32), False,
+            y, np.ones(n), loss, lam * n, float(L), C, 0.0, L / n, 1,
+            False, n, a, v, rng,
+        )  # fmt: skip
+        cur = _dual_objective(loss, X, y, a, lam, n)
+        assert cur <= prev + 1e-12
+        prev = cur
+    np.testing.assert_allclose(v, X.T @ a, atol=1e-12)
+
+
+def test_dropping_the_batch_size_factor_diverges(normalised):
+    """Guard: 100 simultaneous updates with sigma' = 1 blow up, sigma' = L does not."""
+    X, y = normalised["X"], normalised["yr"]
+    n = X.shape[0]
+    out = {}
+    for sigma_prime in (1.0, 100.0):
+        a, v = np.zeros(n), np.zeros(X.shape[1])
+        with np.errstate(all="ignore"):
+            scd_loop(
+                X.T, np.empty(0), np.empty(0, np.int32), np.empty(0, np.int32), False,
+                y, np.ones(n), SQUARED, LAM * n, sigma_prime, np.inf, 0.0, 100 / n,
+                1200, False, n, a, v, np.random.default_rng(0),
+            )  # fmt: skip
+        out[sigma_prime] = v / (LAM * n)
+    ref = sk.Ridge(alpha=LAM * n, fit_intercept=False).fit(X, y).coef_
+    assert not np.all(np.isfinite(out[1.0])) or np.abs(out[1.0]).max() > 1e6
+    np.testing.assert_allclose(out[100.0], ref, atol=0.02)  # converging
+    # and the solver itself uses sigma' = expected batch size
+    plan = _plan(n=1000, batch_size=100)
+    assert DPSCD().sigma_prime(plan) == 100.0
+    assert SeqDPSCD().sigma_prime(plan) == 1.0
+
+
+# -- privacy: events, noise, sensitivity ---------------------------------------
+
+
+def test_event_and_number_of_noisy_steps():
+    plan = _plan(n=1000, batch_size=50, max_iter=4, K=1)
+    expected = dpa.SelfComposedDpEvent(
+        dpa.PoissonSampledDpEvent(0.05, dpa.GaussianDpEvent(1.3)), 80
+    )
+    assert DPSCD().make_event(1.3, plan) == expected
+    assert SeqDPSCD().make_event(1.3, plan) == expected
+    plan3 = _plan(n=1000, batch_size=50, max_iter=4, K=3)
+    assert DPSCD().make_event(1.3, plan3) == dpa.SelfComposedDpEvent(expected, 3)
+    assert DPSCD().n_steps(plan3) == 240
+    full = _plan(n=40, batch_size=100, max_iter=3)
+    assert DPSCD().make_event(2.0, full) == dpa.SelfComposedDpEvent(
+        dpa.GaussianDpEvent(2.0), 3
+    )
+
+
+def test_multiclass_noise_is_calibrated_for_the_composed_event(normalised):
+    X, y3 = normalised["X"], normalised["y3"]
+    kw = dict(solver="dp-scd", epsilon=1.0, delta=1e-4, random_state=0)
+    multi = LinearSVC(**kw, classes=[0, 1, 2]).fit(X, y3)
+    binary = LinearSVC(**kw, classes=[0, 1, 2, 3][:2]).fit(X[y3 < 2], y3[y3 < 2])
+    assert (
+        multi.dp_event_ == dpa.SelfComposedDpEvent(multi.dp_event_.event, 3)
+        and multi.n_iter_ == 3 * multi.dp_event_.event.count
+    )
+    acc = dpa.rdp.RdpAccountant()
+    acc.compose(multi.dp_event_)
+    eps = acc.get_epsilon(1e-4)
+    assert eps <= 1.0 + 1e-9 and eps > 0.97
+    assert multi.epsilon_ == pytest.approx(eps)
+    assert multi.noise_multiplier_ > binary.noise_multiplier_ * 1.2
+    assert "3 independent runs" in multi.privacy_report().composition
+
+
+@pytest.mark.parametrize("solver_cls", [DPSCD, SeqDPSCD])
+def test_noise_std_is_multiplier_times_sensitivity(solver_cls):
+    """All-zero data: the released v is pure noise, std sqrt(T) * sigma * S."""
+    n, d = 200, 50
+    plan = _plan(n=n, d=d, loss=SQUARED, batch_size=20, max_iter=1, fit_intercept=False)
+    solver = solver_cls(clip_mode="absolute")
+    C = plan.clip_norm
+    S = math.sqrt(2) * C if solver_cls is DPSCD else 2 * C * math.sqrt(20 * 21)
+    assert solver.sensitivity(plan) == pytest.approx(S)
+    T = solver.steps_per_output(plan)
+    assert T == 10
+    draws = np.concatenate(
+        [
+            solver.solve(
+                np.zeros((n, d)), np.ones((n, 1)), plan, 1.7, np.random.default_rng(s)
+            ).coef.ravel()
+            * plan.alpha
+            * n
+            for s in range(40)
+        ]
+    )
+    expected = 1.7 * S * math.sqrt(T)
+    assert abs(draws.std() / expected - 1) < 0.03  # 2000 draws: ~1.6% rel. s.e.
+    assert abs(draws.mean()) < 4 * expected / math.sqrt(draws.size)
+
+
+def _max_step_change(X, y, loss, a, v, rows, k_pos, lam_n, sp_, C, seq, cap):
+    """||(alpha, v)(B) - (alpha, v)(B + k)|| for one noiseless step."""
+    n = X.shape[0]  # record n - 1 is the extra record k
+    without = [r for r in rows if r != n - 1][:cap]
+    with_k = list(without)
+    with_k.insert(k_pos, n - 1)
+    with_k = with_k[:cap]
+    a1, v1 = np_batch_update(X, y, loss, a, v, without, lam_n, sp_, C, seq)
+    a2, v2 = np_batch_update(X, y, loss, a, v, with_k, lam_n, sp_, C, seq)
+    # the released step is (alpha_B, v); alpha of k counts from 0 when absent
+    a1[n - 1] = a[n - 1]
+    return math.sqrt(np.sum((a2 - a1) ** 2) + np.sum((v2 - v1) ** 2))
+
+
+@pytest.mark.parametrize("seq", [False, True])
+def test_sensitivity_of_one_record_on_random_neighbours(seq):
+    """Brute force over random datasets, states, losses, batches and positions."""
+    rng = np.random.default_rng(0)
+    worst = 0.0
+    for trial in range(300):
+        n, d = int(rng.integers(3, 12)), int(rng.integers(1, 5))
+        loss = LOSSES[trial % 4]
+        X = rng.normal(size=(n, d)) * rng.uniform(0.1, 3)
+        y = rng.normal(size=n) * 3 if loss == SQUARED else rng.choice([-1.0, 1.0], n)
+        a = rng.normal(size=n) * rng.uniform(0, 2)
+        a[n - 1] = 0.0
+        v = rng.normal(size=d) * rng.uniform(0, 5)
+        C = float(10 ** rng.uniform(-3, 1))
+        L = int(rng.integers(1, n))
+        cap = L if seq else n
+        rows = list(rng.permutation(n - 1)[: int(rng.integers(0, n))])
+        k_pos = int(rng.integers(0, len(rows) + 1))
+        lam_n = float(10 ** rng.uniform(-2, 1))
+        change = _max_step_change(
+            X, y, loss, a, v, rows, k_pos, lam_n, 1.0 if seq else float(L), C, seq, cap
+        )
+        bound = 2 * C * math.sqrt(L * (L + 1)) if seq else math.sqrt(2) * C
+        assert change <= bound * (1 + 1e-9)
+        worst = max(worst, change / bound)
+    # the bound is nearly attained for dp-scd (a clipped update of size C)
+    assert worst > (0.99 if not seq else 0.3)
+
+
+# -- privacy API --------------------------------------------------------------
+
+
+def _arrays(obj):
+    for name, value in vars(obj).items():
+        if isinstance(value, np.ndarray):
+            yield name, value
+
+
+@pytest.mark.parametrize("solver", ["dp-scd", "seq-dp-scd"])
+def test_no_fitted_attribute_exposes_dual_variables(normalised, solver):
+    X, y2, yr = normalised["X"][:137], normalised["y2"][:137], normalised["yr"][:137]
+    n = X.shape[0]
+    fitted = [
+        LogisticRegression(solver=solver, classes=[0, 1], random_state=0).fit(X, y2),
+        LinearSVC(solver=solver, loss="hinge", classes=[0, 1], random_state=0).fit(
+            X, y2
+        ),
+        Ridge(solver=solver, random_state=0).fit(X, yr),
+    ]
+    for est in fitted:
+        for obj in (est, est.solver_):
+            for name, value in _arrays(obj):
+                assert n not in value.shape, name
+            assert not any("dual" in k or k in ("alpha_", "a_") for k in vars(obj))
+        assert est.solver_.get_params() == {"clip_mode": "relative"}
+    # nor does the solver's result
+    plan = _plan(n=n, d=X.shape[1])
+    res = DPSCD().solve(X, 2.0 * y2[:, None] - 1, plan, 1.0, np.random.default_rng(0))
+    for value in (res.coef, res.intercept, *res.attributes.values()):
+        assert n not in np.shape(value)
+    assert res.diagnostics is None
+
+
+def test_bad_parameters_raise_clear_errors(normalised):
+    X, y = normalised["X"][:50], normalised["yr"][:50]
+    with pytest.raises(ValueError, match="alpha > 0"):
+        Ridge(solver="dp-scd", alpha=0.0).fit(X, y)
+    with pytest.raises(ValueError, match="clip_mode"):
+        Ridge(solver=DPSCD(clip_mode="bogus")).fit(X, y)
+    with pytest.raises(ValueError, match="clip_norm must be finite"):
+        Ridge(solver="dp-scd", clip_norm=np.inf).fit(X, y)
+
+
+def test_registered_and_reported(normalised):
+    assert SOLVERS["dp-scd"] is DPSCD and SOLVERS["seq-dp-scd"] is SeqDPSCD
+    X, y = normalised["X"], normalised["y2"]
+    est = LogisticRegression(
+        solver="seq-dp-scd", batch_size=50, classes=[0, 1], random_state=0
+    ).fit(X, y)
+    rep = est.privacy_report()
+    assert "truncated to its first 50" in rep.sampling
+    assert "only coef = v/(alpha n) is released" in rep.mechanism
+    assert est.epsilon_ <= 1.0
