@@ -21,9 +21,15 @@ A probe is ``probe(solver, plan, rng) -> (statistic, ord, bound)``:
 
 A solver provides it either as a method ``solver.sensitivity_probe(plan,
 rng)`` returning the same triple, or by an entry in ``PROBES`` below
-(keyed by class; subclasses inherit it through the MRO). A registered solver
-with neither fails ``test_every_solver_has_a_probe``.
+(keyed by class; subclasses inherit it through the MRO). Solvers whose step
+statistic does not fit this shape (coordinate descent, whose released step
+includes per-record dual coordinates; exponential mechanisms) are listed in
+``DEDICATED`` with the brute-force neighbouring-dataset test of their own
+module, which ``test_every_solver_has_a_probe`` checks exists. A registered
+solver with none of these fails that test.
 """
+
+import importlib
 
 import numpy as np
 import pytest
@@ -62,6 +68,18 @@ def clipped_sum_probe(solver, plan, rng):
 
 #: Solver class -> probe, for solvers without a ``sensitivity_probe`` method.
 PROBES = {DPSGD: clipped_sum_probe}
+
+#: Solver registry name -> "test module:function" of its own brute-force
+#: sensitivity test on random neighbouring datasets.
+DEDICATED = {
+    "dp-scd": "test_dp_scd:test_sensitivity_of_one_record_on_random_neighbours",
+    "seq-dp-scd": "test_dp_scd:test_sensitivity_of_one_record_on_random_neighbours",
+}
+
+
+def _dedicated_test(name):
+    module, function = DEDICATED[name].split(":")
+    return getattr(importlib.import_module(module), function, None)
 
 
 def find_probe(solver):
@@ -131,7 +149,12 @@ def max_sensitivity_ratio(solver, loss, rng, n_datasets=15, sparse=False):
 
 
 def test_every_solver_has_a_probe():
-    missing = [name for name, cls in SOLVERS.items() if find_probe(cls()) is None]
+    missing = [
+        name
+        for name, cls in SOLVERS.items()
+        if find_probe(cls()) is None
+        and (name not in DEDICATED or _dedicated_test(name) is None)
+    ]
     assert not missing, (
         f"solvers {missing} have no sensitivity probe: add a "
         "sensitivity_probe(plan, rng) method or an entry in PROBES "
@@ -141,6 +164,8 @@ def test_every_solver_has_a_probe():
 
 def _solver_losses():
     for name in sorted(SOLVERS):
+        if find_probe(SOLVERS[name]()) is None:
+            continue  # covered by its DEDICATED test
         for loss in sorted(SOLVERS[name].supported_losses):
             yield name, loss
 
