@@ -135,15 +135,18 @@ def rss_mib():
     return cur, peak
 
 
-def matvec_floor(X, repeats=7):
-    """Shortest wall and CPU time of ``X @ v`` (one streaming pass over X).
+def matvec_floor(X, n_outputs=1, repeats=7):
+    """Shortest wall and CPU time of ``X @ V`` (one streaming pass over X).
 
     The physical lower bound of an epoch: every epoch of a first-order
-    method reads X at least once. Returns ``{"wall_s", "cpu_s"}`` (minima
-    over ``repeats``; one warm-up product first).
+    method reads X at least once and forms every score. ``V`` is a vector
+    for one output and a ``(d, n_outputs)`` matrix otherwise (multinomial
+    models score all classes in the pass). Returns ``{"wall_s", "cpu_s"}``
+    (minima over ``repeats``; one warm-up product first).
     """
     X = np.ascontiguousarray(X)
-    v = np.ones(X.shape[1], dtype=X.dtype)
+    shape = X.shape[1] if n_outputs == 1 else (X.shape[1], n_outputs)
+    v = np.ones(shape, dtype=X.dtype)
     X @ v
     walls, cpus = [], []
     for _ in range(repeats):

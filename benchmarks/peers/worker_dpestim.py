@@ -71,7 +71,7 @@ def fit(task):
         "fit_cpu_s": fit_cpu_s,
         "time_per_epoch_s": fit_s / epochs,
         "cpu_per_epoch_s": fit_cpu_s / epochs,
-        "floor": matvec_floor(X),
+        "floor": matvec_floor(X, len(classes) if len(classes) > 2 else 1),
         "steps": int(model.n_iter_),
         "sample_rate": min(1.0, int(task["batch_size"]) / len(X)),
         "test_accuracy": acc,
