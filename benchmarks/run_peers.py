@@ -689,23 +689,29 @@ def utility_verdict(summary):
 
 def cost_tables(cost, summary, nonpriv_acc):
     lines = [
-        "| dataset | model | wall ms/epoch | CPU ms/epoch | wall ratio to "
-        "SGDClassifier | "
-        "wall ratio to saga |",
+        "| dataset | model | wall ms/epoch | CPU ms/epoch | ratio to "
+        "SGDClassifier, wall (CPU) | ratio to saga, wall (CPU) |",
         "|---|---|---:|---:|---:|---:|",
     ]
     for dname in dict.fromkeys(r["dataset"] for r in cost):
         rs = [r for r in cost if r["dataset"] == dname]
-        ref = {r["model"]: r["wall_per_epoch_s"] for r in rs}
-        sgd = ref.get("sklearn SGDClassifier")
-        saga = ref.get("sklearn LogisticRegression(saga)")
+        ref = {r["model"]: r for r in rs}
+
+        def ratio(r, base, ref=ref):
+            b = ref.get(base)
+            if b is None or b["wall_per_epoch_s"] <= 0 or b["cpu_per_epoch_s"] <= 0:
+                return "-"
+            return (
+                f"{r['wall_per_epoch_s'] / b['wall_per_epoch_s']:.2f} "
+                f"({r['cpu_per_epoch_s'] / b['cpu_per_epoch_s']:.2f})"
+            )
+
         for r in rs:
-            w = r["wall_per_epoch_s"]
             lines.append(
-                f"| {dname} | {r['model']} | {1e3 * w:.1f} | "
+                f"| {dname} | {r['model']} | {1e3 * r['wall_per_epoch_s']:.1f} | "
                 f"{1e3 * r['cpu_per_epoch_s']:.1f} "
-                f"| {fmt(w / sgd if sgd and sgd > 0 else None, '.2f')} "
-                f"| {fmt(w / saga if saga and saga > 0 else None, '.2f')} |"
+                f"| {ratio(r, 'sklearn SGDClassifier')} "
+                f"| {ratio(r, 'sklearn LogisticRegression(saga)')} |"
             )
     lines += [
         "",
@@ -933,7 +939,19 @@ def main(argv=None):
         action="store_true",
         help="do not rewrite BENCHMARKS.md (a --quick run never does)",
     )
+    parser.add_argument(
+        "--from-json",
+        metavar="RAW_JSON",
+        help="measure nothing: rebuild the CSV files, plots, report and tables "
+        "from the raw.json of an earlier run",
+    )
     args = parser.parse_args(argv)
+    if args.from_json:
+        path = Path(args.from_json)
+        raw = json.loads(path.read_text())
+        update = raw["mode"] == "full" and not args.no_update_md
+        publish(raw, path.parent, update_md=update)
+        return
     mode = "quick" if args.quick else "full"
     cfg = CONFIGS[mode]
     out_dir = RESULTS / "quick" if args.quick else RESULTS
@@ -980,24 +998,14 @@ def main(argv=None):
     progress.step("floors")
     cost = run_cost(cfg, args, solvers, datasets, progress, messages)
     progress.close()
-    verdict = utility_verdict(summary)
-    floor = floor_rows(speed, cost, floors)
-
-    write_csv(out_dir / "speed_opacus.csv", speed)
-    write_csv(out_dir / "utility_diffprivlib_fits.csv", util_rows)
-    write_csv(out_dir / "utility_diffprivlib.csv", summary)
-    write_csv(out_dir / "cost_sklearn.csv", cost)
-    write_csv(out_dir / "floor.csv", floor)
-    pngs = plots(speed, summary, nonpriv_acc, out_dir)
-
     total = time.perf_counter() - t_start
-    torch_line = ""
+    peers = ""
     opacus_rows = [r for r in speed if r["library"] == "Opacus"]
     if opacus_rows:
-        torch_line = f" Peer: {opacus_rows[0]['version']}."
+        peers = f" Peer: {opacus_rows[0]['version']}."
     dpl_rows = [r for r in util_rows if r["library"].startswith("diffprivlib")]
     if dpl_rows:
-        torch_line += f" Peer: {dpl_rows[0]['library']}."
+        peers += f" Peer: {dpl_rows[0]['library']}."
     meta = (
         f"Mode: `{mode}`. Machine: {os.cpu_count()} CPU(s), "
         f"{platform.processor() or platform.machine()}; "
@@ -1005,16 +1013,45 @@ def main(argv=None):
         f"{version('numba')}, "
         f"scikit-learn {version('scikit-learn')}, dp-accounting "
         f"{version('dp-accounting')}, "
-        f"dpestim {dpestim.__version__} (commit {git_commit()}).{torch_line} "
+        f"dpestim {dpestim.__version__} (commit {git_commit()}).{peers} "
         f"Threads: {args.threads} for BLAS, numba and torch in every process. "
         f"Load average (1 min) at start/end: {load_start:.2f} / "
         f"{os.getloadavg()[0]:.2f}. "
         f"Total run time {total:.0f} s. Solvers run: {', '.join(solvers)}."
     )
+    raw = dict(
+        mode=mode,
+        meta=meta,
+        config=cfg,
+        speed=speed,
+        utility_fits=util_rows,
+        utility=summary,
+        nonprivate_accuracy=nonpriv_acc,
+        cost=cost,
+        floors=floors,
+        messages=messages,
+        total_s=total,
+    )
+    (out_dir / "raw.json").write_text(json.dumps(raw, indent=1))
+    publish(raw, out_dir, update_md=not args.quick and not args.no_update_md)
+
+
+def publish(raw, out_dir, *, update_md):
+    """Write the CSV files, plots and report of ``raw``; update BENCHMARKS.md."""
+    speed, summary, cost = raw["speed"], raw["utility"], raw["cost"]
+    nonpriv_acc = raw["nonprivate_accuracy"]
+    verdict = utility_verdict(summary)
+    floor = floor_rows(speed, cost, raw["floors"])
+    write_csv(out_dir / "speed_opacus.csv", speed)
+    write_csv(out_dir / "utility_diffprivlib_fits.csv", raw["utility_fits"])
+    write_csv(out_dir / "utility_diffprivlib.csv", summary)
+    write_csv(out_dir / "cost_sklearn.csv", cost)
+    write_csv(out_dir / "floor.csv", floor)
+    pngs = plots(speed, summary, nonpriv_acc, out_dir)
     block = [
         "### Results of the latest run",
         "",
-        meta,
+        raw["meta"],
         "",
         "#### Targets",
         "",
@@ -1035,32 +1072,15 @@ def main(argv=None):
         "",
         *floor_table(floor),
     ]
+    messages = raw["messages"]
     if messages:
         block += (
             ["Skipped or failed in this run:", ""] + [f"- {m}" for m in messages] + [""]
         )
     block_text = "\n".join(block).rstrip("\n") + "\n"
     (out_dir / "report.md").write_text(block_text)
-    (out_dir / "raw.json").write_text(
-        json.dumps(
-            dict(
-                mode=mode,
-                config=cfg,
-                speed=speed,
-                utility_fits=util_rows,
-                utility=summary,
-                nonprivate_accuracy=nonpriv_acc,
-                cost=cost,
-                floors=floors,
-                floor=floor,
-                messages=messages,
-                total_s=total,
-            ),
-            indent=1,
-        )
-    )
     print(block_text)
-    if not args.quick and not args.no_update_md:
+    if update_md:
         update_benchmarks_md(block_text)
         print(f"BENCHMARKS.md updated; results in {out_dir}")
     else:
