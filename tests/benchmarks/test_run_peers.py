@@ -84,3 +84,60 @@ def test_worker_failure_is_raised_with_its_stderr(rp):
     with pytest.raises(RuntimeError, match="unknown data kind"):
         rp.run_worker(sys.executable, "worker_dpestim.py", task, 1)
     assert json.dumps(task)  # the task is plain JSON
+
+
+def test_publish_rebuilds_tables_from_raw(rp, tmp_path, monkeypatch):
+    md = tmp_path / "BENCHMARKS.md"
+    md.write_text("# Benchmarks\n")
+    monkeypatch.setattr(rp, "BENCHMARKS_MD", md)
+    common = dict(
+        dataset="toy",
+        key="synthetic",
+        epochs=1,
+        steps=8,
+        sample_rate=0.125,
+        noise_multiplier=1.0,
+        clip_norm=1.0,
+        learning_rate=1.0,
+        batch_size=250,
+        delta=1e-5,
+        peak_rss_training_mib=10.0,
+        rss_after_data_mib=9.0,
+        epsilon=2.0,
+        accountant="rdp",
+        data_digest="abc",
+    )
+    speed = [
+        dict(common, library="dpestim dp-sgd", version="dpestim", test_accuracy=0.80,
+             wall_per_epoch_s=1.0, cpu_per_epoch_s=1.0, floor_wall_s=0.1,
+             floor_cpu_s=0.1),
+        dict(common, library="Opacus", version="opacus", test_accuracy=0.805,
+             wall_per_epoch_s=30.0, cpu_per_epoch_s=10.0),
+    ]  # fmt: skip
+    summary = [
+        dict(solver=s, notion="pure" if s.startswith("diff") else "approx",
+             delta=0.0, epsilon=e, seeds=3, acc_median=acc, acc_q1=acc, acc_q3=acc,
+             fit_s_median=0.1)
+        for e in rp.EPSILONS
+        for s, acc in (("diffprivlib LogisticRegression", 0.7), ("dp-sgd", 0.8))
+    ]  # fmt: skip
+    raw = dict(
+        mode="full",
+        meta="meta line",
+        speed=speed,
+        utility_fits=[],
+        utility=summary,
+        nonprivate_accuracy=0.85,
+        cost=[],
+        floors={},
+        messages=["solver 'x' is not registered in this checkout: skipped"],
+    )
+    rp.publish(raw, tmp_path, update_md=True)
+    text = md.read_text()
+    # 30x wall but 10x CPU: the speed target needs both.
+    assert "| 30.0x wall, 10.0x CPU | **no** |" in text
+    assert "| -0.50 points | yes |" in text
+    assert "dp-sgd 0.8000 vs 0.7000 | yes |" in text
+    assert "no pure-DP solver registered" in text
+    assert "solver 'x' is not registered" in text
+    assert (tmp_path / "speed_opacus.csv").read_text().startswith("dataset,")
