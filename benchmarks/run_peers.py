@@ -112,6 +112,13 @@ EXPECTED_SOLVERS = (
 COST_SOLVERS = ("dp-sgd", "dp-gd", "dp-scd", "seq-dp-scd")
 
 EPSILONS = (0.1, 0.5, 1.0, 2.0)
+
+
+def _epsilons(summary):
+    """The epsilons present in the utility summary (all of EPSILONS if none)."""
+    return sorted({s["epsilon"] for s in summary}) or list(EPSILONS)
+
+
 DELTA_APPROX = 1e-5
 #: Public bound on the row norms of a9a: 14 one-hot encoded attributes, so at
 #: most 14 ones per row (checked by the diffprivlib worker).
@@ -129,6 +136,7 @@ CONFIGS = {
         synth_n=1_000_000,
         synth_epochs=2,
         seeds=20,
+        epsilons=EPSILONS,
         cost_epochs=(2, 6),
         cost_repeats=3,
     ),
@@ -137,6 +145,7 @@ CONFIGS = {
         synth_n=250_000,
         synth_epochs=1,
         seeds=3,
+        epsilons=(0.1, 1.0),
         cost_epochs=(1, 2),
         cost_repeats=1,
     ),
@@ -414,7 +423,7 @@ def run_utility(cfg, args, solvers, adult, progress, messages):
             task="utility",
             data={"kind": "npz", "path": str(path)},
             data_norm=A9A_DATA_NORM,
-            epsilons=list(EPSILONS),
+            epsilons=list(cfg["epsilons"]),
             seeds=seeds,
         )
         progress.show("utility: diffprivlib")
@@ -438,10 +447,14 @@ def run_utility(cfg, args, solvers, adult, progress, messages):
         progress.step("utility: diffprivlib")
     for name in solvers:
         delta = 0.0 if is_pure(name) else DELTA_APPROX
-        for eps in EPSILONS:
+        for eps in cfg["epsilons"]:
             progress.show(f"utility: {name} eps={eps}")
-            for seed in seeds:
-                acc, fit_s, eps_rep = fit_dpestim(name, X, y, Xt, yt, eps, delta, seed)
+            try:
+                fits = [fit_dpestim(name, *adult, eps, delta, seed) for seed in seeds]
+            except (ValueError, TypeError, RuntimeError) as exc:
+                messages.append(f"utility: {name} at eps={eps} failed: {exc}")
+                fits = []
+            for seed, (acc, fit_s, eps_rep) in zip(seeds, fits):
                 rows.append(
                     dict(
                         library=f"dpestim {dpestim.__version__}",
@@ -615,6 +628,7 @@ def speed_tables(speed):
 
 
 def utility_tables(summary, nonpriv_acc):
+    epsilons = _epsilons(summary)
     lines = []
     by = {}
     for s in summary:
@@ -623,9 +637,9 @@ def utility_tables(summary, nonpriv_acc):
         by, key=lambda k: (k[0] != "diffprivlib LogisticRegression", k[1], k[0])
     )
     header = (
-        "| solver | DP notion | " + " | ".join(f"eps={e:g}" for e in EPSILONS) + " |"
+        "| solver | DP notion | " + " | ".join(f"eps={e:g}" for e in epsilons) + " |"
     )
-    sep = "|---|---|" + "---:|" * len(EPSILONS)
+    sep = "|---|---|" + "---:|" * len(epsilons)
     lines = [
         "Test accuracy, median [interquartile range] over seeds; fit time (s, median) "
         "in the second table. Non-private scikit-learn LogisticRegression: "
@@ -639,7 +653,7 @@ def utility_tables(summary, nonpriv_acc):
             "pure, delta=0" if k[1] == "pure" else f"approx, delta={DELTA_APPROX:g}"
         )
         cells = []
-        for e in EPSILONS:
+        for e in epsilons:
             s = by[k].get(e)
             cells.append(
                 "-"
@@ -654,7 +668,7 @@ def utility_tables(summary, nonpriv_acc):
     ]
     for k in order:
         notion = "pure" if k[1] == "pure" else "approx"
-        cells = [fmt(by[k].get(e, {}).get("fit_s_median"), ".3f") for e in EPSILONS]
+        cells = [fmt(by[k].get(e, {}).get("fit_s_median"), ".3f") for e in epsilons]
         lines.append(f"| {k[0]} | {notion} | " + " | ".join(cells) + " |")
     lines.append("")
     return lines
@@ -662,9 +676,10 @@ def utility_tables(summary, nonpriv_acc):
 
 def utility_verdict(summary):
     """Per epsilon: best dpestim solver in each notion vs diffprivlib."""
+    epsilons = _epsilons(summary)
     dpl = {s["epsilon"]: s for s in summary if s["solver"].startswith("diffprivlib")}
     rows = []
-    for e in EPSILONS:
+    for e in epsilons:
         for notion in ("pure", "approx"):
             cand = [
                 s
@@ -688,6 +703,7 @@ def utility_verdict(summary):
 
 
 def cost_tables(cost, summary, nonpriv_acc):
+    epsilons = _epsilons(summary)
     lines = [
         "| dataset | model | wall ms/epoch | CPU ms/epoch | ratio to "
         "SGDClassifier, wall (CPU) | ratio to saga, wall (CPU) |",
@@ -719,8 +735,8 @@ def cost_tables(cost, summary, nonpriv_acc):
         f"({nonpriv_acc:.4f}), in points (median accuracy of the private model minus "
         "it):",
         "",
-        "| solver | DP notion | " + " | ".join(f"eps={e:g}" for e in EPSILONS) + " |",
-        "|---|---|" + "---:|" * len(EPSILONS),
+        "| solver | DP notion | " + " | ".join(f"eps={e:g}" for e in epsilons) + " |",
+        "|---|---|" + "---:|" * len(epsilons),
     ]
     by = {}
     for s in summary:
@@ -732,7 +748,7 @@ def cost_tables(cost, summary, nonpriv_acc):
             fmt(100 * (by[k][e]["acc_median"] - nonpriv_acc), "+.2f")
             if e in by[k]
             else "-"
-            for e in EPSILONS
+            for e in epsilons
         ]
         lines.append(f"| {k[0]} | {k[1]} | " + " | ".join(cells) + " |")
     lines.append("")
@@ -971,7 +987,7 @@ def main(argv=None):
     n_speed = (2 if have_mnist else 1) * (
         1 + (peer_python(args.peers_dir, "opacus") is not None)
     )
-    n_util = (1 + len(solvers) * len(EPSILONS)) if have_adult else 0
+    n_util = (1 + len(solvers) * len(cfg["epsilons"])) if have_adult else 0
     progress = Progress(n_speed + n_util + count_cost_fits(solvers, cost_sets) + 1)
     for m in messages:
         say(m)
