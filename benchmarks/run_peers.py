@@ -17,8 +17,9 @@ One run measures, on the same data and the same privacy parameters:
 3. **Cost of privacy against scikit-learn**: time per epoch of dpestim's
    solvers against ``SGDClassifier`` and ``LogisticRegression(solver="saga")``,
    and the accuracy gap of each solver to the non-private model per epsilon.
-4. **The floor**: the time of one streaming pass over X (``X @ v``) per
-   dataset, and the ratio of dpestim's DP-SGD epoch time to it.
+4. **The floor**: the time of one streaming pass over X (``X @ V``, one
+   column of ``V`` per model output) per dataset, and the ratio of dpestim's
+   DP-SGD epoch time to it.
 
 dpestim's solvers come from the registry (``dpestim.solvers.SOLVERS``) with
 the schedules of the ``python -m dpestim`` demo (``dpestim._demo.SCHEDULES``);
@@ -32,6 +33,7 @@ Usage::
 
     python benchmarks/run_peers.py           # full run; regenerates BENCHMARKS.md
     python benchmarks/run_peers.py --quick   # smoke run (< 10 minutes)
+    python benchmarks/run_peers.py --from-json benchmarks/results/peers/raw.json
 
 Writes CSV files, plots, ``report.md`` and ``raw.json`` to
 ``benchmarks/results/peers/`` (``--quick``: ``benchmarks/results/peers/quick/``)
@@ -43,21 +45,23 @@ import argparse
 import os
 import sys
 
-# Thread pools are pinned before NumPy is imported (see --threads).
-_threads = "1"
-for _i, _a in enumerate(sys.argv):
-    if _a == "--threads" and _i + 1 < len(sys.argv):
-        _threads = sys.argv[_i + 1]
-    elif _a.startswith("--threads="):
-        _threads = _a.split("=", 1)[1]
 THREAD_VARS = (
     "OMP_NUM_THREADS",
     "OPENBLAS_NUM_THREADS",
     "MKL_NUM_THREADS",
     "NUMBA_NUM_THREADS",
 )
-for _v in THREAD_VARS:
-    os.environ[_v] = _threads
+if __name__ == "__main__":
+    # Thread pools are pinned before NumPy is imported (see --threads); not
+    # when imported (tests), to leave the importing process alone.
+    _threads = "1"
+    for _i, _a in enumerate(sys.argv):
+        if _a == "--threads" and _i + 1 < len(sys.argv):
+            _threads = sys.argv[_i + 1]
+        elif _a.startswith("--threads="):
+            _threads = _a.split("=", 1)[1]
+    for _v in THREAD_VARS:
+        os.environ[_v] = _threads
 
 import csv  # noqa: E402
 import importlib.metadata  # noqa: E402
