@@ -51,7 +51,7 @@ __all__ = ["ADPAdaGrad", "ADPSGD", "paper_noise_multiplier", "step_size_schedule
 
 SCHEDULES = ("constant", "invsqrt", "sqrt_decay")
 NOISE_SHAPES = ("adaptive", "constant")
-_MIN_LOG_SPACING = 0.01
+_MIN_LOG_SPACING = 0.05
 
 
 def step_size_schedule(
@@ -238,14 +238,18 @@ class _AdaptiveNoiseSGD(DPSGD):
 
     def _run(self, X, Y, plan, noise_multiplier, rng, rates, step_rule=None):
         alpha = self.noise_scales(plan)
-        multipliers = noise_multiplier * alpha if noise_multiplier > 0 else 0 * alpha
+        if noise_multiplier > 0:
+            multipliers = noise_multiplier * alpha
+            stds = multipliers * plan.clip_norm
+        else:  # epsilon = inf (clip_norm may be inf too)
+            multipliers = stds = np.zeros_like(alpha)
         rates = np.ascontiguousarray(rates, dtype=np.float64).copy()
         W, b = noisy_gradient_descent(
             X,
             Y,
             plan,
             self.sampling_prob(plan),
-            multipliers * plan.clip_norm,
+            stds,
             rates,
             rng,
             step_rule=step_rule,
@@ -295,7 +299,7 @@ class ADPSGD(_AdaptiveNoiseSGD):
         schedule (the paper's DP-SGD baseline).
     n_noise_levels : int, default=16
         Largest number of distinct noise levels: ``alpha`` is rounded in log
-        scale to a geometric grid of this many points, at least 1% apart (the
+        scale to a geometric grid of this many points, at least 5% apart (the
         rounded shape is what runs and what is accounted). Each level costs
         one accountant evaluation of a subsampled Gaussian per calibration
         step; 16 levels keep ``alpha`` within about 5% of the ideal shape for
