@@ -73,7 +73,7 @@ def synthetic():
 
 def solvers():
     return {
-        "adp-sgd": ADPSGD("invsqrt", a=20.0, c=1.0),
+        "adp-sgd": ADPSGD("invsqrt", a=20.0, c=1.0, n_noise_levels=16),
         "dp-sgd": ADPSGD("invsqrt", a=20.0, c=1.0, noise_shape="constant"),
     }
 
@@ -136,8 +136,7 @@ def run_synthetic(part, seeds, epochs_list, clips, log):
                                 budget, DELTA, n, BATCH, shape
                             )
                         cond = not any(
-                            issubclass(w.category, PrivacyBudgetWarning)
-                            for w in caught
+                            issubclass(w.category, PrivacyBudgetWarning) for w in caught
                         )
                         kw = dict(epsilon=None, noise=noise)
                     else:
@@ -234,9 +233,7 @@ def to_markdown(summary, header):
     lines += [head, "|" + "---|" * 13]
     for e in summary:
         budget = (
-            f"eps_bar={e['budget']:g}"
-            if e["part"] == "a"
-            else f"eps={e['budget']:g}"
+            f"eps_bar={e['budget']:g}" if e["part"] == "a" else f"eps={e['budget']:g}"
         )
         if e["part"] == "a" and e.get("paper_condition_holds") is False:
             budget += " (paper cond. fails)"

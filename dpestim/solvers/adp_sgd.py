@@ -297,13 +297,15 @@ class ADPSGD(_AdaptiveNoiseSGD):
         ``"adaptive"``: ``alpha_t`` proportional to ``eta_t ** -1/2``;
         ``"constant"``: ``alpha_t = 1``, i.e. DP-SGD noise with this step-size
         schedule (the paper's DP-SGD baseline).
-    n_noise_levels : int, default=16
+    n_noise_levels : int, default=8
         Largest number of distinct noise levels: ``alpha`` is rounded in log
         scale to a geometric grid of this many points, at least 5% apart (the
         rounded shape is what runs and what is accounted). Each level costs
         one accountant evaluation of a subsampled Gaussian per calibration
-        step; 16 levels keep ``alpha`` within about 5% of the ideal shape for
-        the usual schedules.
+        step, so calibration is about ``n_noise_levels`` times slower than
+        dp-sgd's. 8 levels keep ``alpha`` within about 10% of the ideal shape
+        over a 200-epoch ``"invsqrt"`` schedule (16: 5%); the utility bound is
+        flat (quadratic) around the optimal shape.
 
     Notes
     -----
@@ -323,7 +325,7 @@ class ADPSGD(_AdaptiveNoiseSGD):
         c=1.0,
         eta_end=1e-10,
         noise_shape="adaptive",
-        n_noise_levels=16,
+        n_noise_levels=8,
     ):
         self.schedule = schedule
         self.a = a
@@ -399,7 +401,7 @@ class ADPAdaGrad(_AdaptiveNoiseSGD):
         ``||g_t||^2`` before the floor.
     noise_shape : {"adaptive", "constant"}, default="adaptive"
         ``"constant"``: DP-SGD noise with AdaGrad-norm steps.
-    n_noise_levels : int, default=16
+    n_noise_levels : int, default=8
         See :class:`ADPSGD`.
 
     Notes
@@ -419,7 +421,7 @@ class ADPAdaGrad(_AdaptiveNoiseSGD):
         alpha_growth=1e-4,
         debias=True,
         noise_shape="adaptive",
-        n_noise_levels=16,
+        n_noise_levels=8,
     ):
         self.b0_sq = b0_sq
         self.nu = nu
