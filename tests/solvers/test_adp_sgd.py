@@ -9,31 +9,15 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import sklearn.linear_model as sk
+from test_dp_sgd import _plan  # the same small ERMPlan factory
 from twins import make_targets, np_clipped_grad_sum, np_poisson_sample
 
 from dpestim import LinearSVC, LogisticRegression, Ridge
 from dpestim.exceptions import PrivacyBudgetWarning
 from dpestim.losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED
 from dpestim.privacy import compute_epsilon
-from dpestim.solvers import ADPSGD, DPSGD, SOLVERS, ADPAdaGrad, ERMPlan
+from dpestim.solvers import ADPSGD, DPSGD, SOLVERS, ADPAdaGrad
 from dpestim.solvers.adp_sgd import paper_noise_multiplier, step_size_schedule
-
-
-def _plan(n=50, d=4, K=1, loss=LOGISTIC, **kw):
-    base = dict(
-        n_samples=n,
-        n_features=d,
-        n_outputs=K,
-        loss=loss,
-        alpha=0.01,
-        fit_intercept=True,
-        clip_norm=0.7,
-        max_iter=3,
-        batch_size=10,
-        learning_rate=0.3,
-    )
-    base.update(kw)
-    return ERMPlan(**base)
 
 
 def np_adaptive_sgd(X, Y, plan, q, stds, rates, rng, adagrad=None, leaky=False):
