@@ -28,6 +28,11 @@ Usage::
     python benchmarks/reproduce_adaptive.py --parts ab     # synthetic parts
     python benchmarks/reproduce_adaptive.py --parts c      # MNIST
     python benchmarks/reproduce_adaptive.py --quick        # small check
+    python benchmarks/reproduce_adaptive.py --from-log results/x.log.jsonl ...
+        # tables and plot from the rows logged so far (e.g. an unfinished run)
+
+Run it from the repository root with ``PYTHONPATH=.`` so that this checkout
+of dpestim is imported.
 
 Writes ``benchmarks/results/reproduce_adaptive_<parts>.{json,md,png}``
 (``_quick`` suffix with ``--quick``).
@@ -220,6 +225,13 @@ def summarise(rows):
             entry["paper_condition_holds"] = cond
         if "adp-sgd_mean" in entry and "dp-sgd_mean" in entry:
             entry["gap_points"] = 100 * (entry["adp-sgd_mean"] - entry["dp-sgd_mean"])
+            # paired by seed (same random_state for both solvers)
+            adp = {r["seed"]: r["accuracy"] for r in by_solver["adp-sgd"]}
+            dp = {r["seed"]: r["accuracy"] for r in by_solver["dp-sgd"]}
+            diffs = [100 * (adp[k] - dp[k]) for k in adp if k in dp]
+            entry["gap_paired_sd"] = (
+                float(np.std(diffs, ddof=1)) if len(diffs) > 1 else float("nan")
+            )
         out.append(entry)
     return out
 
@@ -227,24 +239,34 @@ def summarise(rows):
 def to_markdown(summary, header):
     lines = [header, ""]
     head = (
-        "| part | data | clip | budget | epochs | ADP acc | DP acc | gap (pts) "
-        "| ADP eps_ | DP eps_ | ADP s | DP s | seeds |"
+        "| part | data | clip | budget | epochs | ADP acc (%) | DP acc (%) "
+        "| gap (pts, paired sd) | ADP eps_ | DP eps_ | ADP s | DP s | seeds ADP/DP |"
     )
     lines += [head, "|" + "---|" * 13]
+
+    def acc(e, name):
+        if f"{name}_mean" not in e:
+            return "not run"
+        return f"{100 * e[name + '_mean']:.2f} ± {100 * e[name + '_std']:.2f}"
+
+    def num(e, key):
+        return f"{e[key]:.4g}" if key in e else "-"
+
     for e in summary:
         budget = (
             f"eps_bar={e['budget']:g}" if e["part"] == "a" else f"eps={e['budget']:g}"
         )
         if e["part"] == "a" and e.get("paper_condition_holds") is False:
             budget += " (paper cond. fails)"
+        gap = "-"
+        if "gap_points" in e:
+            gap = f"{e['gap_points']:+.2f} ({e['gap_paired_sd']:.2f})"
         lines.append(
             f"| {e['part']} | {e['dataset']} | {e['clip']:g} | {budget} | "
-            f"{e['epochs']} | {100 * e['adp-sgd_mean']:.2f} ± "
-            f"{100 * e['adp-sgd_std']:.2f} | {100 * e['dp-sgd_mean']:.2f} ± "
-            f"{100 * e['dp-sgd_std']:.2f} | {e['gap_points']:+.2f} | "
-            f"{e['adp-sgd_eps']:.4g} | {e['dp-sgd_eps']:.4g} | "
-            f"{e['adp-sgd_noise']:.4g} | {e['dp-sgd_noise']:.4g} | "
-            f"{e['adp-sgd_seeds']} |"
+            f"{e['epochs']} | {acc(e, 'adp-sgd')} | {acc(e, 'dp-sgd')} | {gap} | "
+            f"{num(e, 'adp-sgd_eps')} | {num(e, 'dp-sgd_eps')} | "
+            f"{num(e, 'adp-sgd_noise')} | {num(e, 'dp-sgd_noise')} | "
+            f"{e.get('adp-sgd_seeds', 0)}/{e.get('dp-sgd_seeds', 0)} |"
         )
     return "\n".join(lines)
 
@@ -261,25 +283,27 @@ def plot(summary, path):
     fig, axes = plt.subplots(1, len(parts), figsize=(5 * len(parts), 4), squeeze=False)
     for ax, part in zip(axes[0], parts):
         es = [e for e in summary if e["part"] == part]
+        # x: epochs for the synthetic parts, the budget for MNIST
+        xkey, series = ("budget", "epochs") if part == "c" else ("epochs", "budget")
         for clip in sorted({e["clip"] for e in es}):
-            for budget in sorted({e["budget"] for e in es}):
+            for other in sorted({e[series] for e in es}):
                 sel = sorted(
-                    (e for e in es if e["clip"] == clip and e["budget"] == budget),
-                    key=lambda e: e["epochs"],
+                    (e for e in es if e["clip"] == clip and e[series] == other),
+                    key=lambda e: e[xkey],
                 )
-                ep = [e["epochs"] for e in sel]
                 for name, style in (("adp-sgd", "-o"), ("dp-sgd", "--s")):
+                    got = [e for e in sel if f"{name}_mean" in e]
                     ax.errorbar(
-                        ep,
-                        [100 * e[f"{name}_mean"] for e in sel],
-                        yerr=[100 * e[f"{name}_std"] for e in sel],
+                        [e[xkey] for e in got],
+                        [100 * e[f"{name}_mean"] for e in got],
+                        yerr=[100 * e[f"{name}_std"] for e in got],
                         fmt=style,
                         capsize=3,
-                        label=f"{name} C={clip:g} b={budget:g}",
+                        label=f"{name} C={clip:g} {series}={other:g}",
                     )
         ax.set_title(f"part ({part})")
-        ax.set_xlabel("epochs" if part != "c" else "epochs (MNIST)")
-        ax.set_ylabel("test accuracy (%)")
+        ax.set_xlabel("epsilon (MNIST)" if part == "c" else "epochs")
+        ax.set_ylabel("test accuracy (%, last iterate)")
         ax.legend(fontsize=6)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -291,7 +315,25 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seeds", type=int, default=None)
     parser.add_argument("--mnist-epochs", type=int, default=None)
+    parser.add_argument(
+        "--from-log",
+        nargs="+",
+        default=None,
+        help="summarise the rows of these .log.jsonl files instead of running",
+    )
     args = parser.parse_args()
+    if args.from_log:
+        rows = []
+        for path in args.from_log:
+            rows += [json.loads(line) for line in Path(path).read_text().splitlines()]
+        summary = summarise(rows)
+        stem = RESULTS / "reproduce_adaptive_summary"
+        md = to_markdown(summary, f"Summary of {', '.join(args.from_log)}")
+        print(md)
+        stem.with_suffix(".md").write_text(md + "\n")
+        stem.with_suffix(".json").write_text(json.dumps(summary, indent=1))
+        plot(summary, stem.with_suffix(".png"))
+        return
     logging.getLogger("absl").setLevel(logging.ERROR)
     warnings.simplefilter("ignore", PrivacyBudgetWarning)
     seeds = args.seeds or (2 if args.quick else 5)
