@@ -37,7 +37,7 @@ common = dict(
 models = {
     "adp-sgd (sigma_t ~ eta_t^-1/2)": ADPSGD("invsqrt", a=20.0, c=1.0),
     "dp-sgd, same steps": ADPSGD("invsqrt", a=20.0, c=1.0, noise_shape="constant"),
-    "adp-adagrad": ADPAdaGrad(alpha_growth=0.05),
+    "adp-adagrad": ADPAdaGrad(alpha_growth=0.02),
 }
 fitted = {}
 for label, solver in models.items():
