@@ -221,8 +221,7 @@ def summarise(rows):
             entry[f"{name}_eps"] = float(np.mean([r["epsilon_"] for r in rs]))
             entry[f"{name}_noise"] = float(rs[0]["noise_multiplier_"])
             entry[f"{name}_seeds"] = int(acc.size)
-            cond = rs[0]["paper_condition_holds"]
-            entry["paper_condition_holds"] = cond
+            entry[f"{name}_paper_condition_holds"] = rs[0]["paper_condition_holds"]
         if "adp-sgd_mean" in entry and "dp-sgd_mean" in entry:
             entry["gap_points"] = 100 * (entry["adp-sgd_mean"] - entry["dp-sgd_mean"])
             # paired by seed (same random_state for both solvers)
@@ -256,8 +255,13 @@ def to_markdown(summary, header):
         budget = (
             f"eps_bar={e['budget']:g}" if e["part"] == "a" else f"eps={e['budget']:g}"
         )
-        if e["part"] == "a" and e.get("paper_condition_holds") is False:
-            budget += " (paper cond. fails)"
+        failed = [
+            label
+            for label, name in (("ADP", "adp-sgd"), ("DP", "dp-sgd"))
+            if e.get(f"{name}_paper_condition_holds") is False
+        ]
+        if failed:
+            budget += f" (paper cond. fails: {'/'.join(failed)})"
         gap = "-"
         if "gap_points" in e:
             gap = f"{e['gap_points']:+.2f} ({e['gap_paired_sd']:.2f})"
