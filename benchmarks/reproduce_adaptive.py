@@ -213,7 +213,7 @@ def run_adagrad(seeds, epochs_list, epsilons, log):
     return rows
 
 
-def run_mnist(seeds, epochs, epsilons, log):
+def run_mnist(seeds, epochs, epsilons, log, clip=1.0):
     from dpestim.datasets import load_mnist
 
     data = load_mnist()
@@ -222,7 +222,7 @@ def run_mnist(seeds, epochs, epsilons, log):
     for eps in epsilons:
         for name, solver in solvers().items():
             for seed in range(seeds):
-                clf_kw = dict(epochs=epochs, clip=1.0, seed=seed, epsilon=eps)
+                clf_kw = dict(epochs=epochs, clip=clip, seed=seed, epsilon=eps)
                 res = _fit(
                     solver, X, y, Xt, yt, noise=None, classes=list(range(10)), **clf_kw
                 )
@@ -230,7 +230,7 @@ def run_mnist(seeds, epochs, epsilons, log):
                     part="c",
                     dataset="mnist",
                     solver=name,
-                    clip=1.0,
+                    clip=clip,
                     budget=eps,
                     epochs=epochs,
                     seed=seed,
@@ -356,6 +356,9 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seeds", type=int, default=None)
     parser.add_argument("--mnist-epochs", type=int, default=None)
+    parser.add_argument("--mnist-clip", type=float, default=1.0)
+    parser.add_argument("--mnist-eps", type=float, nargs="+", default=[0.5, 1.0, 2.0])
+    parser.add_argument("--tag", default="", help="suffix of the output files")
     parser.add_argument(
         "--from-log",
         nargs="+",
@@ -380,7 +383,7 @@ def main():
     seeds = args.seeds or (2 if args.quick else 5)
     epochs_list = (3, 10) if args.quick else (60, 200)
     clips = (1.0,) if args.quick else (1.0, 0.5)
-    suffix = args.parts + ("_quick" if args.quick else "")
+    suffix = args.parts + ("_quick" if args.quick else "") + args.tag
     RESULTS.mkdir(exist_ok=True)
     stem = RESULTS / f"reproduce_adaptive_{suffix}"
     rows = []
@@ -399,7 +402,9 @@ def main():
     if "c" in args.parts:
         mnist_epochs = args.mnist_epochs or (1 if args.quick else 20)
         mnist_seeds = args.seeds or (1 if args.quick else 3)
-        rows += run_mnist(mnist_seeds, mnist_epochs, (0.5, 1.0, 2.0), log)
+        rows += run_mnist(
+            mnist_seeds, mnist_epochs, args.mnist_eps, log, clip=args.mnist_clip
+        )
     if "d" in args.parts:
         rows += run_adagrad(seeds, epochs_list[:1], (0.25, 1.0), log)
     summary = summarise(rows)
