@@ -233,7 +233,7 @@ class _AdaptiveNoiseSGD(DPSGD):
             f"the noise multiplier x alpha_t, alpha_t in [{alpha.min():.4g}, "
             f"{alpha.max():.4g}] ({self._shape_rule()}; sum_t 1/alpha_t^2 = T, "
             f"{n_levels} distinct levels), composed by the accountant "
-            "(dp_accounting) on the ComposedDpEvent below"
+            "(dp_accounting) on the DpEvent below"
         )
 
     def _run(self, X, Y, plan, noise_multiplier, rng, rates, step_rule=None):
