@@ -127,6 +127,13 @@ def _fit(solver, X, y, Xt, yt, *, epochs, clip, seed, epsilon, noise, classes):
     )
 
 
+def _record(rows, log, res, **keys):
+    """Append (and log) one result row: the configuration keys and ``res``."""
+    row = dict(**keys, **res)
+    rows.append(row)
+    log(row)
+
+
 def run_synthetic(part, seeds, epochs_list, clips, log):
     X, y, Xt, yt = synthetic()
     n, d = X.shape
@@ -164,19 +171,9 @@ def run_synthetic(part, seeds, epochs_list, clips, log):
                             classes=[0, 1],
                             **kw,
                         )
-                        row = dict(
-                            part=part,
-                            dataset="synthetic",
-                            solver=name,
-                            clip=clip,
-                            budget=budget,
-                            epochs=epochs,
-                            seed=seed,
-                            paper_condition_holds=cond,
-                            **res,
-                        )
-                        rows.append(row)
-                        log(row)
+                        _record(rows, log, res, part=part, dataset="synthetic",
+                                solver=name, clip=clip, budget=budget, epochs=epochs,
+                                seed=seed, paper_condition_holds=cond)  # fmt: skip
     return rows
 
 
@@ -197,19 +194,9 @@ def run_adagrad(seeds, epochs_list, epsilons, log):
                         solver, X, y, Xt, yt, epochs=epochs, clip=1.0, seed=seed,
                         epsilon=eps, noise=None, classes=[0, 1],
                     )  # fmt: skip
-                    row = dict(
-                        part="d",
-                        dataset="synthetic-adagrad",
-                        solver=name,
-                        clip=1.0,
-                        budget=eps,
-                        epochs=epochs,
-                        seed=seed,
-                        paper_condition_holds=None,
-                        **res,
-                    )
-                    rows.append(row)
-                    log(row)
+                    _record(rows, log, res, part="d", dataset="synthetic-adagrad",
+                            solver=name, clip=1.0, budget=eps, epochs=epochs,
+                            seed=seed, paper_condition_holds=None)  # fmt: skip
     return rows
 
 
@@ -226,19 +213,9 @@ def run_mnist(seeds, epochs, epsilons, log, clip=1.0):
                 res = _fit(
                     solver, X, y, Xt, yt, noise=None, classes=list(range(10)), **clf_kw
                 )
-                row = dict(
-                    part="c",
-                    dataset="mnist",
-                    solver=name,
-                    clip=clip,
-                    budget=eps,
-                    epochs=epochs,
-                    seed=seed,
-                    paper_condition_holds=None,
-                    **res,
-                )
-                rows.append(row)
-                log(row)
+                _record(rows, log, res, part="c", dataset="mnist", solver=name,
+                        clip=clip, budget=eps, epochs=epochs, seed=seed,
+                        paper_condition_holds=None)  # fmt: skip
     return rows
 
 
