@@ -37,12 +37,16 @@ SCHEDULES = {
     # the paper's sequential baseline: its sensitivity grows with the batch,
     # so batch 1 and a small clip (spec 002, section 6.6)
     "seq-dp-scd": dict(max_iter=2, batch_size=1, clip_norm=1e-3),
+    "adp-sgd": dict(max_iter=10, batch_size=256, learning_rate=0.5),
+    "adp-adagrad": dict(max_iter=10, batch_size=256, learning_rate=0.5),
 }
 REGRESSION_SCHEDULES = {
     "dp-sgd": dict(max_iter=10, batch_size=256, learning_rate=0.5, clip_norm=3.0),
     "dp-gd": dict(max_iter=100, learning_rate=0.5, clip_norm=3.0),
     "dp-scd": dict(max_iter=10, batch_size=256),
     "seq-dp-scd": dict(max_iter=2, batch_size=1, clip_norm=1e-3),
+    "adp-sgd": dict(max_iter=10, batch_size=256, learning_rate=0.5, clip_norm=3.0),
+    "adp-adagrad": dict(max_iter=10, batch_size=256, learning_rate=0.5, clip_norm=3.0),
 }
 
 

@@ -2,6 +2,7 @@
 
 from sklearn.base import clone
 
+from .adp_sgd import ADPSGD, ADPAdaGrad
 from .base import BaseSolver
 from .dp_gd import DPGD
 from .dp_scd import DPSCD, SeqDPSCD
@@ -10,7 +11,17 @@ from .dp_sgd import DPSGD
 __all__ = ["SOLVERS", "resolve_solver"]
 
 #: Registry name -> solver class.
-SOLVERS = {cls.name: cls for cls in (DPSGD, DPGD, DPSCD, SeqDPSCD)}
+SOLVERS = {
+    cls.name: cls
+    for cls in (
+        DPSGD,
+        DPGD,
+        ADPSGD,
+        ADPAdaGrad,
+        DPSCD,
+        SeqDPSCD,
+    )
+}
 
 
 def resolve_solver(solver):

@@ -43,12 +43,15 @@ def _noisy_sgd_loop(
     learning_rates,
     alpha,
     rng,
+    step_rule,
 ):
     """Run ``len(learning_rates)`` noisy clipped steps in place on ``(W, b)``.
 
     ``noise_stds[t]`` is the standard deviation of the Gaussian noise added to
     the clipped-gradient sum at step ``t`` (noise multiplier x clip norm);
     zero skips the draw. Noise is drawn in C order over ``W`` then over ``b``.
+    ``step_rule`` empty: step ``t`` has size ``learning_rates[t]``; otherwise
+    see :func:`_step_size` (a post-processing of the noisy gradient only).
     """
     n = Y.shape[0]
     K, d = W.shape
@@ -106,12 +109,47 @@ def _noisy_sgd_loop(
             if fit_intercept:
                 for k in range(K):
                     g0[k] += std * rng.standard_normal()
-        lr = learning_rates[t]
+        lr = _step_size(step_rule, learning_rates, t, std, G, g0, fit_intercept, denom)
         for k in range(K):
             for j in range(d):
                 W[k, j] -= lr * (G[k, j] / denom + alpha * W[k, j])
             if fit_intercept:
                 b[k] -= lr * g0[k] / denom
+
+
+@numba.njit(cache=True)
+def _step_size(step_rule, learning_rates, t, std, G, g0, fit_intercept, denom):
+    """Size of step ``t``: the schedule, or AdaGrad-norm on the *noisy* gradient.
+
+    ``step_rule`` empty: ``learning_rates[t]``. Otherwise ``step_rule =
+    [1, b_sq, nu, beta, period, debias]`` (adp-adagrad): with the released
+    noisy mean gradient ``g = (G, g0) / denom`` (``G`` already holds the
+    noise) and ``D`` its number of coordinates,
+    ``b_sq += max(beta_t * (||g||^2 - debias * D * (std / denom)^2), nu)``
+    with ``beta_t = max(beta / (t % period + 1), 1)``; the step is
+    ``learning_rates[t] / sqrt(b_sq)``. ``b_sq`` is updated in
+    ``step_rule[1]`` and the step taken is written back to
+    ``learning_rates[t]``. Only the noisy gradient and public constants are
+    read, so the step sizes are post-processing of the Gaussian mechanism.
+    """
+    if step_rule.shape[0] == 0:
+        return learning_rates[t]
+    K, d = G.shape
+    sq = 0.0
+    for k in range(K):
+        for j in range(d):
+            sq += G[k, j] * G[k, j]
+    n_coords = K * d
+    if fit_intercept:
+        n_coords += K
+        for k in range(K):
+            sq += g0[k] * g0[k]
+    sq = (sq - step_rule[5] * n_coords * std * std) / (denom * denom)
+    beta_t = max(step_rule[3] / (t % int(step_rule[4]) + 1), 1.0)
+    step_rule[1] += max(beta_t * sq, step_rule[2])
+    lr = learning_rates[t] / math.sqrt(step_rule[1])
+    learning_rates[t] = lr
+    return lr
 
 
 def _row_sq_norms(X):
@@ -120,18 +158,29 @@ def _row_sq_norms(X):
     return np.einsum("ij,ij->i", X, X)
 
 
-def noisy_gradient_descent(X, Y, plan, sampling_prob, noise_stds, learning_rates, rng):
+def noisy_gradient_descent(
+    X, Y, plan, sampling_prob, noise_stds, learning_rates, rng, *, step_rule=None
+):
     """Run clipped noisy (stochastic) gradient descent from zero.
 
     The shared driver of the gradient solvers: one step per entry of
     ``learning_rates``, each on a fresh Poisson sample with probability
-    ``sampling_prob``.
+    ``sampling_prob``. ``step_rule`` (default: none, the step sizes are
+    ``learning_rates``) selects a data-adaptive step rule computed from the
+    noisy gradient, see :func:`_step_size`; the steps taken are then written
+    back into ``learning_rates``, which must be a float64 array.
 
     Returns
     -------
     coef : ndarray of shape (n_outputs, n_features)
     intercept : ndarray of shape (n_outputs,)
     """
+    if step_rule is not None and not (
+        isinstance(learning_rates, np.ndarray)
+        and learning_rates.dtype == np.float64
+        and learning_rates.flags.c_contiguous
+    ):
+        raise TypeError("learning_rates must be a C-contiguous float64 array.")
     W = np.zeros((plan.n_outputs, plan.n_features))
     b = np.zeros(plan.n_outputs)
     row_sq = _row_sq_norms(X)
@@ -153,6 +202,7 @@ def noisy_gradient_descent(X, Y, plan, sampling_prob, noise_stds, learning_rates
         np.ascontiguousarray(learning_rates, dtype=np.float64),
         plan.alpha,
         rng,
+        _EMPTY_F if step_rule is None else step_rule,
     )
     return W, b
 
