@@ -94,7 +94,13 @@ def compute_epsilon(event, delta, accountant="rdp", neighbouring="add_or_remove_
     acc = make_accountant(accountant, neighbouring)
     if not acc.supports(event):
         raise ValueError(f"The {accountant!r} accountant does not support {event!r}.")
-    epsilon = float(acc.compose(event).get_epsilon(delta))
+    try:
+        epsilon = float(acc.compose(event).get_epsilon(delta))
+    except (ZeroDivisionError, OverflowError):
+        # Noise so small that the accountant's arithmetic underflows (e.g. a
+        # noise multiplier of 1e-190, whose square is 0): no finite epsilon
+        # can be certified, and inf is the honest upper bound.
+        epsilon = math.inf
     if key is not None:
         _epsilon_cache[key] = epsilon
         if len(_epsilon_cache) > _CACHE_SIZE:

@@ -25,3 +25,15 @@ def test_repeated_accounting_is_cached_and_exact():
 def test_unsupported_event_still_raises():
     with pytest.raises(ValueError, match="does not support"):
         compute_epsilon(dpa.UnsupportedDpEvent(), 1e-5)
+
+
+def test_underflowing_noise_gives_infinite_epsilon_not_a_crash():
+    import dp_accounting
+
+    from dpestim.privacy import compute_epsilon
+
+    event = dp_accounting.SelfComposedDpEvent(
+        dp_accounting.PoissonSampledDpEvent(0.5, dp_accounting.GaussianDpEvent(1e-190)),
+        3,
+    )
+    assert compute_epsilon(event, 1e-5) == float("inf")
