@@ -3,14 +3,24 @@
 from ._registry import SOLVERS, resolve_solver
 from .base import BaseSolver, ERMPlan, SolverResult
 from .dp_gd import DPGD
+from .dp_lssgd import (
+    DPLSSGD,
+    laplacian_smooth,
+    smoothed_noise_variance_factor,
+    smoothing_eigenvalues,
+)
 from .dp_sgd import DPSGD
 
 __all__ = [
     "DPGD",
+    "DPLSSGD",
     "DPSGD",
     "SOLVERS",
     "BaseSolver",
     "ERMPlan",
     "SolverResult",
+    "laplacian_smooth",
     "resolve_solver",
+    "smoothed_noise_variance_factor",
+    "smoothing_eigenvalues",
 ]

@@ -4,12 +4,13 @@ from sklearn.base import clone
 
 from .base import BaseSolver
 from .dp_gd import DPGD
+from .dp_lssgd import DPLSSGD
 from .dp_sgd import DPSGD
 
 __all__ = ["SOLVERS", "resolve_solver"]
 
 #: Registry name -> solver class.
-SOLVERS = {cls.name: cls for cls in (DPSGD, DPGD)}
+SOLVERS = {cls.name: cls for cls in (DPSGD, DPGD, DPLSSGD)}
 
 
 def resolve_solver(solver):

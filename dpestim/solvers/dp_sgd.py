@@ -14,7 +14,12 @@ import numpy as np
 import scipy.sparse as sp
 from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent, SelfComposedDpEvent
 
-from .._kernels import clipped_grad_sum, clipped_grad_sum_csr, poisson_sample
+from .._kernels import (
+    clipped_grad_sum,
+    clipped_grad_sum_csr,
+    laplacian_smooth_inplace,
+    poisson_sample,
+)
 from .base import BaseSolver, SolverResult
 
 __all__ = ["DPSGD", "noisy_gradient_descent"]
@@ -43,12 +48,15 @@ def _noisy_sgd_loop(
     learning_rates,
     alpha,
     rng,
+    smoothing,
 ):
     """Run ``len(learning_rates)`` noisy clipped steps in place on ``(W, b)``.
 
     ``noise_stds[t]`` is the standard deviation of the Gaussian noise added to
     the clipped-gradient sum at step ``t`` (noise multiplier x clip norm);
     zero skips the draw. Noise is drawn in C order over ``W`` then over ``b``.
+    ``smoothing > 0`` (dp-lssgd) then replaces each row of the noisy ``W``
+    gradient by its Laplacian smoothing (post-processing); ``0`` is dp-sgd.
     """
     n = Y.shape[0]
     K, d = W.shape
@@ -106,6 +114,9 @@ def _noisy_sgd_loop(
             if fit_intercept:
                 for k in range(K):
                     g0[k] += std * rng.standard_normal()
+        if smoothing > 0.0:
+            for k in range(K):
+                laplacian_smooth_inplace(G[k], smoothing)
         lr = learning_rates[t]
         for k in range(K):
             for j in range(d):
@@ -120,20 +131,35 @@ def _row_sq_norms(X):
     return np.einsum("ij,ij->i", X, X)
 
 
-def noisy_gradient_descent(X, Y, plan, sampling_prob, noise_stds, learning_rates, rng):
+def noisy_gradient_descent(
+    X,
+    Y,
+    plan,
+    sampling_prob,
+    noise_stds,
+    learning_rates,
+    rng,
+    *,
+    smoothing=0.0,
+    coef_init=None,
+    intercept_init=None,
+):
     """Run clipped noisy (stochastic) gradient descent from zero.
 
     The shared driver of the gradient solvers: one step per entry of
     ``learning_rates``, each on a fresh Poisson sample with probability
-    ``sampling_prob``.
+    ``sampling_prob``. ``smoothing > 0`` Laplacian-smooths each row of the
+    noisy coefficient gradient (dp-lssgd). ``coef_init`` / ``intercept_init``
+    (updated in place when given) continue a run: consecutive calls on the
+    same ``rng`` reproduce one long call bit for bit.
 
     Returns
     -------
     coef : ndarray of shape (n_outputs, n_features)
     intercept : ndarray of shape (n_outputs,)
     """
-    W = np.zeros((plan.n_outputs, plan.n_features))
-    b = np.zeros(plan.n_outputs)
+    W = np.zeros((plan.n_outputs, plan.n_features)) if coef_init is None else coef_init
+    b = np.zeros(plan.n_outputs) if intercept_init is None else intercept_init
     row_sq = _row_sq_norms(X)
     if sp.issparse(X):
         args = (_EMPTY_X, X.data, X.indices, X.indptr, True)
@@ -153,6 +179,7 @@ def noisy_gradient_descent(X, Y, plan, sampling_prob, noise_stds, learning_rates
         np.ascontiguousarray(learning_rates, dtype=np.float64),
         plan.alpha,
         rng,
+        float(smoothing),
     )
     return W, b
 
