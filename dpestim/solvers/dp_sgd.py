@@ -56,7 +56,8 @@ def _noisy_sgd_loop(
     the clipped-gradient sum at step ``t`` (noise multiplier x clip norm);
     zero skips the draw. Noise is drawn in C order over ``W`` then over ``b``.
     ``smoothing > 0`` (dp-lssgd) then replaces each row of the noisy ``W``
-    gradient by its Laplacian smoothing (post-processing); ``0`` is dp-sgd.
+    gradient plus penalty gradient by its Laplacian smoothing
+    (post-processing); ``0`` is dp-sgd.
     """
     n = Y.shape[0]
     K, d = W.shape
@@ -115,8 +116,14 @@ def _noisy_sgd_loop(
                 for k in range(K):
                     g0[k] += std * rng.standard_normal()
         if smoothing > 0.0:
+            # smooth the whole noisy gradient, penalty included (the update
+            # below adds alpha W back): A^{-1} is then a fixed preconditioner
             for k in range(K):
+                for j in range(d):
+                    G[k, j] += denom * alpha * W[k, j]
                 laplacian_smooth_inplace(G[k], smoothing)
+                for j in range(d):
+                    G[k, j] -= denom * alpha * W[k, j]
         lr = learning_rates[t]
         for k in range(K):
             for j in range(d):
