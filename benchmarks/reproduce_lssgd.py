@@ -133,7 +133,7 @@ def _table(runs, epsilons, smoothings):
     cells = {}
     for s in smoothings:
         row = []
-        for j, e in enumerate(epsilons):
+        for e in epsilons:
             acc = [
                 100 * r["test_accuracy"]
                 for r in runs
@@ -252,6 +252,7 @@ def main(argv=None):
     table, cells = _table(runs, epsilons, SMOOTHINGS)
     targets = _targets(cells, epsilons)
     n_seeds = len({r["seed"] for r in runs})
+    zs = {r["epsilon"]: r["noise_multiplier"] for r in runs}
     md = (
         f"# DP-LSSGD Table 2 reproduction (MNIST multinomial LR){tag}\n\n"
         f"{epochs} epochs, expected batch 128, per-example clip 1, RDP accountant "
@@ -263,11 +264,7 @@ def main(argv=None):
         "Table 2 (which used batch-mean clipping and a hard-coded noise).\n\n"
         f"{table}\n\nTargets:\n{targets}\n\n"
         "Noise multipliers: "
-        + ", ".join(
-            f"eps={e:.2f}: z={next(r['noise_multiplier'] for r in runs if r['epsilon'] == e):.3f}"
-            for e in epsilons
-            if any(r["epsilon"] == e for r in runs)
-        )
+        + ", ".join(f"eps={e:.2f}: z={z:.3f}" for e, z in sorted(zs.items()))
         + "\n"
     )
     (RESULTS / f"lssgd_table2{tag}.md").write_text(md)

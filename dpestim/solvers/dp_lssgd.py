@@ -178,8 +178,7 @@ class DPLSSGD(DPSGD):
         s = self.smoothing
         if isinstance(s, bool) or not isinstance(s, Real) or not (0 <= s < math.inf):
             raise ValueError(
-                "smoothing must be a finite real number >= 0 (0 is dp-sgd), "
-                f"got {s!r}."
+                f"smoothing must be a finite real number >= 0 (0 is dp-sgd), got {s!r}."
             )
         if self.schedule not in _SCHEDULES:
             raise ValueError(
