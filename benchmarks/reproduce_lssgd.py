@@ -21,6 +21,14 @@ Usage::
     python benchmarks/reproduce_lssgd.py            # full: 5 seeds x 5 eps x 4 s
     python benchmarks/reproduce_lssgd.py --quick    # 1 epoch, 1 seed, 2 eps
     python benchmarks/reproduce_lssgd.py --jobs 2 --seeds 3
+    python benchmarks/reproduce_lssgd.py --jobs 2 --clip-norm 0.1
+
+Per-example clipping changes the scale of the step: every MNIST per-example
+gradient (norm about 40 with this normalisation) is clipped, so the clipped
+mean gradient is much shorter than the authors' clipped batch-mean gradient,
+and ``clip_norm`` multiplies both the step and the noise. ``--clip-norm 0.1``
+(equivalently ``learning_rate=0.2`` at clip 1) is the setting BENCHMARKS.md
+reports besides the spec's clip 1.
 
 Every finished run is appended to ``results/lssgd_runs[_quick].jsonl`` (so
 an interrupted run keeps its results; ``--resume`` skips finished runs); the
@@ -84,14 +92,14 @@ def run_one(task):
     from dpestim import LogisticRegression
     from dpestim.solvers import DPLSSGD
 
-    eps, s, seed, epochs, curves = task
+    eps, s, seed, epochs, curves, clip = task
     D = _data()
     solver = DPLSSGD(smoothing=s, schedule="inv_t_epoch", record_path=curves)
     clf = LogisticRegression(
         epsilon=eps,
         delta=DELTA,
         alpha=1e-4,
-        clip_norm=1.0,
+        clip_norm=clip,
         batch_size=128,
         max_iter=epochs,
         learning_rate=2.0,
@@ -205,11 +213,20 @@ def main(argv=None):
     p.add_argument("--epochs", type=int, default=50)
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
     p.add_argument("--resume", action="store_true", help="skip finished runs")
+    p.add_argument(
+        "--clip-norm",
+        type=float,
+        default=1.0,
+        help="per-example clip norm (with learning_rate=2.0 fixed, the "
+        "effective step scale)",
+    )
     a = p.parse_args(argv)
     epsilons, seeds, epochs = EPSILONS, a.seeds, a.epochs
     tag = ""
     if a.quick:
         epsilons, seeds, epochs, tag = (0.3, 0.1), 1, 1, "_quick"
+    if a.clip_norm != 1.0:
+        tag += f"_clip{a.clip_norm:g}"
     RESULTS.mkdir(exist_ok=True)
     log = RESULTS / f"lssgd_runs{tag}.jsonl"
     done = []
@@ -219,7 +236,7 @@ def main(argv=None):
         log.unlink()
     have = {(r["epsilon"], r["smoothing"], r["seed"]) for r in done}
     tasks = [
-        (e, s, seed, epochs, e in CURVE_EPSILONS)
+        (e, s, seed, epochs, e in CURVE_EPSILONS, a.clip_norm)
         for seed in range(seeds)
         for e in epsilons
         for s in SMOOTHINGS
@@ -255,7 +272,8 @@ def main(argv=None):
     zs = {r["epsilon"]: r["noise_multiplier"] for r in runs}
     md = (
         f"# DP-LSSGD Table 2 reproduction (MNIST multinomial LR){tag}\n\n"
-        f"{epochs} epochs, expected batch 128, per-example clip 1, RDP accountant "
+        f"{epochs} epochs, expected batch 128, per-example clip {a.clip_norm:g}, "
+        "RDP accountant "
         f"(add/remove-one), delta={DELTA:g}, alpha=1e-4, lr 2/(1+469e) per epoch; "
         f"seeds per cell: up to {n_seeds}; {len(runs)} runs; wall time of this "
         f"invocation {wall:.0f} s with {a.jobs} process(es) "

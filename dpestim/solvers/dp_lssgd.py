@@ -151,7 +151,7 @@ class DPLSSGD(DPSGD):
 
     Parameters
     ----------
-    smoothing : float, default=1.0
+    smoothing : float, default=0.5
         Laplacian smoothing strength ``s >= 0`` (the paper's sigma). ``0`` is
         dp-sgd, bit for bit for the same random state. The paper uses 1 to 3.
     schedule : {"constant", "inv_t_epoch"}, default="constant"
@@ -169,7 +169,7 @@ class DPLSSGD(DPSGD):
 
     name = "dp-lssgd"
 
-    def __init__(self, smoothing=1.0, schedule="constant", record_path=False):
+    def __init__(self, smoothing=0.5, schedule="constant", record_path=False):
         self.smoothing = smoothing
         self.schedule = schedule
         self.record_path = record_path
