@@ -32,10 +32,12 @@ DELTA = 1e-5
 SCHEDULES = {
     "dp-sgd": dict(max_iter=10, batch_size=256, learning_rate=0.5),
     "dp-gd": dict(max_iter=100, learning_rate=2.0),
+    "dp-lssgd": dict(max_iter=10, batch_size=256, learning_rate=0.5),
 }
 REGRESSION_SCHEDULES = {
     "dp-sgd": dict(max_iter=10, batch_size=256, learning_rate=0.5, clip_norm=3.0),
     "dp-gd": dict(max_iter=100, learning_rate=0.5, clip_norm=3.0),
+    "dp-lssgd": dict(max_iter=10, batch_size=256, learning_rate=0.5, clip_norm=3.0),
 }
 
 
