@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import sklearn.linear_model as sk
+from test_dp_sgd import _plan as _sgd_plan
 from twins import make_targets, np_noisy_sgd
 
 from dpestim import LinearSVC, LogisticRegression, Ridge
@@ -13,7 +14,6 @@ from dpestim.solvers import (
     DPLSSGD,
     DPSGD,
     SOLVERS,
-    ERMPlan,
     laplacian_smooth,
     smoothed_noise_variance_factor,
     smoothing_eigenvalues,
@@ -135,21 +135,8 @@ def test_smoothing_reduces_noise_variance_by_the_closed_form_factor(d, s):
 # -------------------------------------------------------------------- solver
 
 
-def _plan(n=60, d=12, K=1, loss=LOGISTIC, **kw):
-    base = dict(
-        n_samples=n,
-        n_features=d,
-        n_outputs=K,
-        loss=loss,
-        alpha=0.05,
-        fit_intercept=True,
-        clip_norm=0.7,
-        max_iter=3,
-        batch_size=12,
-        learning_rate=0.3,
-    )
-    base.update(kw)
-    return ERMPlan(**base)
+def _plan(**kw):
+    return _sgd_plan(**{**dict(n=60, d=12, alpha=0.05, batch_size=12), **kw})
 
 
 @pytest.mark.parametrize("sparse", [False, True])
