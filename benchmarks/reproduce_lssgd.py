@@ -214,6 +214,11 @@ def main(argv=None):
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
     p.add_argument("--resume", action="store_true", help="skip finished runs")
     p.add_argument(
+        "--summarize",
+        action="store_true",
+        help="only rebuild table and figure from the finished runs in the log",
+    )
+    p.add_argument(
         "--clip-norm",
         type=float,
         default=1.0,
@@ -230,7 +235,7 @@ def main(argv=None):
     RESULTS.mkdir(exist_ok=True)
     log = RESULTS / f"lssgd_runs{tag}.jsonl"
     done = []
-    if a.resume and log.exists():
+    if (a.resume or a.summarize) and log.exists():
         done = [json.loads(line) for line in log.read_text().splitlines() if line]
     elif log.exists():
         log.unlink()
@@ -240,7 +245,7 @@ def main(argv=None):
         for seed in range(seeds)
         for e in epsilons
         for s in SMOOTHINGS
-        if (e, s, seed) not in have
+        if (e, s, seed) not in have and not a.summarize
     ]
     t0 = time.perf_counter()
     runs = list(done)
@@ -275,9 +280,15 @@ def main(argv=None):
         f"{epochs} epochs, expected batch 128, per-example clip {a.clip_norm:g}, "
         "RDP accountant "
         f"(add/remove-one), delta={DELTA:g}, alpha=1e-4, lr 2/(1+469e) per epoch; "
-        f"seeds per cell: up to {n_seeds}; {len(runs)} runs; wall time of this "
-        f"invocation {wall:.0f} s with {a.jobs} process(es) "
-        f"({len(runs) - len(done)} runs in it).\n\n"
+        f"seeds per cell: up to {n_seeds}; {len(runs)} runs; sum of fit times "
+        f"{sum(r['fit_seconds'] for r in runs):.0f} s"
+        + (
+            ""
+            if a.summarize
+            else f"; wall time of this invocation {wall:.0f} s with {a.jobs} "
+            f"process(es) ({len(runs) - len(done)} runs in it)"
+        )
+        + ".\n\n"
         "Test accuracy % (mean ± population std over seeds), beside the paper's "
         "Table 2 (which used batch-mean clipping and a hard-coded noise).\n\n"
         f"{table}\n\nTargets:\n{targets}\n\n"
