@@ -39,6 +39,7 @@ SCHEDULES = {
     "seq-dp-scd": dict(max_iter=2, batch_size=1, clip_norm=1e-3),
     "adp-sgd": dict(max_iter=10, batch_size=256, learning_rate=0.5),
     "adp-adagrad": dict(max_iter=10, batch_size=256, learning_rate=0.5),
+    "dp-lssgd": dict(max_iter=10, batch_size=256, learning_rate=0.5),
 }
 REGRESSION_SCHEDULES = {
     "dp-sgd": dict(max_iter=10, batch_size=256, learning_rate=0.5, clip_norm=3.0),
@@ -47,6 +48,7 @@ REGRESSION_SCHEDULES = {
     "seq-dp-scd": dict(max_iter=2, batch_size=1, clip_norm=1e-3),
     "adp-sgd": dict(max_iter=10, batch_size=256, learning_rate=0.5, clip_norm=3.0),
     "adp-adagrad": dict(max_iter=10, batch_size=256, learning_rate=0.5, clip_norm=3.0),
+    "dp-lssgd": dict(max_iter=10, batch_size=256, learning_rate=0.5, clip_norm=3.0),
 }
 
 

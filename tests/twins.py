@@ -3,6 +3,7 @@
 import numpy as np
 
 from dpestim.losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
+from dpestim.solvers import laplacian_smooth
 
 
 def np_dloss(loss, z, y):
@@ -56,9 +57,24 @@ def np_poisson_sample(rng, n, q):
 
 
 def np_noisy_sgd(
-    X, Y, loss, fit_intercept, clip_norm, noise_std, q, lr, alpha, n_steps, rng
+    X,
+    Y,
+    loss,
+    fit_intercept,
+    clip_norm,
+    noise_std,
+    q,
+    lr,
+    alpha,
+    n_steps,
+    rng,
+    smoothing=0.0,
 ):
-    """NumPy twin of the dp-sgd loop, drawing from ``rng`` in the same order."""
+    """NumPy twin of the dp-sgd loop, drawing from ``rng`` in the same order.
+
+    ``smoothing > 0``: the dp-lssgd step, with the FFT form of the smoothing
+    applied to each row of the noisy gradient plus penalty gradient.
+    """
     n, d = X.shape
     K = Y.shape[1]
     W, b = np.zeros((K, d)), np.zeros(K)
@@ -69,6 +85,8 @@ def np_noisy_sgd(
             G = G + noise_std * rng.standard_normal((K, d))
             if fit_intercept:
                 g0 = g0 + noise_std * rng.standard_normal(K)
+        if smoothing > 0:
+            G = laplacian_smooth(G + q * n * alpha * W, smoothing) - q * n * alpha * W
         W = W - lr * (G / (q * n) + alpha * W)
         if fit_intercept:
             b = b - lr * g0 / (q * n)

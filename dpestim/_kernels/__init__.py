@@ -8,5 +8,11 @@ computed exactly as analysed.
 
 from .clipping import clipped_grad_sum, clipped_grad_sum_csr
 from .sampling import poisson_sample
+from .smoothing import laplacian_smooth_inplace
 
-__all__ = ["clipped_grad_sum", "clipped_grad_sum_csr", "poisson_sample"]
+__all__ = [
+    "clipped_grad_sum",
+    "clipped_grad_sum_csr",
+    "laplacian_smooth_inplace",
+    "poisson_sample",
+]

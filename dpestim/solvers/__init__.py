@@ -4,6 +4,12 @@ from ._registry import SOLVERS, resolve_solver
 from .adp_sgd import ADPSGD, ADPAdaGrad
 from .base import BaseSolver, ERMPlan, SolverResult
 from .dp_gd import DPGD
+from .dp_lssgd import (
+    DPLSSGD,
+    laplacian_smooth,
+    smoothed_noise_variance_factor,
+    smoothing_eigenvalues,
+)
 from .dp_scd import DPSCD, SeqDPSCD
 from .dp_sgd import DPSGD
 
@@ -12,11 +18,15 @@ __all__ = [
     "ADPSGD",
     "DPGD",
     "DPSCD",
+    "DPLSSGD",
     "DPSGD",
     "SOLVERS",
     "BaseSolver",
     "ERMPlan",
     "SeqDPSCD",
     "SolverResult",
+    "laplacian_smooth",
     "resolve_solver",
+    "smoothed_noise_variance_factor",
+    "smoothing_eigenvalues",
 ]

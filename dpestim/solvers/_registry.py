@@ -5,6 +5,7 @@ from sklearn.base import clone
 from .adp_sgd import ADPSGD, ADPAdaGrad
 from .base import BaseSolver
 from .dp_gd import DPGD
+from .dp_lssgd import DPLSSGD
 from .dp_scd import DPSCD, SeqDPSCD
 from .dp_sgd import DPSGD
 
@@ -18,6 +19,7 @@ SOLVERS = {
         DPGD,
         ADPSGD,
         ADPAdaGrad,
+        DPLSSGD,
         DPSCD,
         SeqDPSCD,
     )

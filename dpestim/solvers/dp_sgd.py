@@ -14,7 +14,12 @@ import numpy as np
 import scipy.sparse as sp
 from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent, SelfComposedDpEvent
 
-from .._kernels import clipped_grad_sum, clipped_grad_sum_csr, poisson_sample
+from .._kernels import (
+    clipped_grad_sum,
+    clipped_grad_sum_csr,
+    laplacian_smooth_inplace,
+    poisson_sample,
+)
 from .base import BaseSolver, SolverResult
 
 __all__ = ["DPSGD", "noisy_gradient_descent"]
@@ -44,6 +49,7 @@ def _noisy_sgd_loop(
     alpha,
     rng,
     step_rule,
+    smoothing,
 ):
     """Run ``len(learning_rates)`` noisy clipped steps in place on ``(W, b)``.
 
@@ -52,6 +58,9 @@ def _noisy_sgd_loop(
     zero skips the draw. Noise is drawn in C order over ``W`` then over ``b``.
     ``step_rule`` empty: step ``t`` has size ``learning_rates[t]``; otherwise
     see :func:`_step_size` (a post-processing of the noisy gradient only).
+    ``smoothing > 0`` (dp-lssgd) then replaces each row of the noisy ``W``
+    gradient plus penalty gradient by its Laplacian smoothing
+    (post-processing); ``0`` is dp-sgd.
     """
     n = Y.shape[0]
     K, d = W.shape
@@ -109,6 +118,15 @@ def _noisy_sgd_loop(
             if fit_intercept:
                 for k in range(K):
                     g0[k] += std * rng.standard_normal()
+        if smoothing > 0.0:
+            # smooth the whole noisy gradient, penalty included (the update
+            # below adds alpha W back): A^{-1} is then a fixed preconditioner
+            for k in range(K):
+                for j in range(d):
+                    G[k, j] += denom * alpha * W[k, j]
+                laplacian_smooth_inplace(G[k], smoothing)
+                for j in range(d):
+                    G[k, j] -= denom * alpha * W[k, j]
         lr = _step_size(step_rule, learning_rates, t, std, G, g0, fit_intercept, denom)
         for k in range(K):
             for j in range(d):
@@ -159,7 +177,18 @@ def _row_sq_norms(X):
 
 
 def noisy_gradient_descent(
-    X, Y, plan, sampling_prob, noise_stds, learning_rates, rng, *, step_rule=None
+    X,
+    Y,
+    plan,
+    sampling_prob,
+    noise_stds,
+    learning_rates,
+    rng,
+    *,
+    step_rule=None,
+    smoothing=0.0,
+    coef_init=None,
+    intercept_init=None,
 ):
     """Run clipped noisy (stochastic) gradient descent from zero.
 
@@ -169,6 +198,10 @@ def noisy_gradient_descent(
     ``learning_rates``) selects a data-adaptive step rule computed from the
     noisy gradient, see :func:`_step_size`; the steps taken are then written
     back into ``learning_rates``, which must be a float64 array.
+    ``smoothing > 0`` Laplacian-smooths each row of the noisy coefficient
+    gradient (dp-lssgd). ``coef_init`` / ``intercept_init``
+    (updated in place when given) continue a run: consecutive calls on the
+    same ``rng`` reproduce one long call bit for bit.
 
     Returns
     -------
@@ -181,8 +214,8 @@ def noisy_gradient_descent(
         and learning_rates.flags.c_contiguous
     ):
         raise TypeError("learning_rates must be a C-contiguous float64 array.")
-    W = np.zeros((plan.n_outputs, plan.n_features))
-    b = np.zeros(plan.n_outputs)
+    W = np.zeros((plan.n_outputs, plan.n_features)) if coef_init is None else coef_init
+    b = np.zeros(plan.n_outputs) if intercept_init is None else intercept_init
     row_sq = _row_sq_norms(X)
     if sp.issparse(X):
         args = (_EMPTY_X, X.data, X.indices, X.indptr, True)
@@ -203,6 +236,7 @@ def noisy_gradient_descent(
         plan.alpha,
         rng,
         _EMPTY_F if step_rule is None else step_rule,
+        float(smoothing),
     )
     return W, b
 
