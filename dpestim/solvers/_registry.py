@@ -5,11 +5,12 @@ from sklearn.base import clone
 from .base import BaseSolver
 from .dp_gd import DPGD
 from .dp_sgd import DPSGD
+from .dp_smd_sco import DPSMDSCO
 
 __all__ = ["SOLVERS", "resolve_solver"]
 
 #: Registry name -> solver class.
-SOLVERS = {cls.name: cls for cls in (DPSGD, DPGD)}
+SOLVERS = {cls.name: cls for cls in (DPSGD, DPGD, DPSMDSCO)}
 
 
 def resolve_solver(solver):
