@@ -10,7 +10,7 @@ public: ``l1_radius``, ``feature_bound`` (features are clipped to it),
 
 import math
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
@@ -20,7 +20,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
 from ..privacy import PrivacyReport
 from ..solvers.saddle import (
-    SADDLE_SOLVERS,
     BaseSaddleSolver,
     SaddlePlan,
     resolve_saddle_solver,
@@ -171,7 +170,8 @@ class BaseMinimaxModel(BaseEstimator):
         X : array-like of shape (n_samples, n_features)
             Features; clipped to ``[-feature_bound, feature_bound]``.
         y : array-like of shape (n_samples,)
-        sensitive_features : array-like of shape (n_samples,) or (n_samples, k), default=None
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, k), \
+default=None
             Group membership of each sample (rows of a 2-d array are combined
             into one group label). ``None``: a single group. Routed by
             scikit-learn's metadata routing (``set_fit_request``) inside

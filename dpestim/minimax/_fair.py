@@ -118,7 +118,7 @@ class FairLogisticRegression(BinaryLinearClassifierMixin, BaseMinimaxModel):
         self.multipliers_ = float(self.multiplier_bound) * y[:-1]
 
 
-FairLogisticRegression.__doc__ = f"""Private logistic regression under a fairness constraint.
+FairLogisticRegression.__doc__ = f"""Private logistic regression, fairness-constrained.
 
     Solves the Lagrangian of the convex (linear-score) surrogate of the
     constraint as one saddle point, with the multipliers on a scaled simplex
@@ -144,7 +144,8 @@ FairLogisticRegression.__doc__ = f"""Private logistic regression under a fairnes
 
     Parameters
     ----------
-    constraint : {{"demographic_parity", "equalized_odds"}}, default="demographic_parity"
+    constraint : {{"demographic_parity", "equalized_odds"}}, \
+default="demographic_parity"
     difference_bound : float, default=0.05
         Allowed difference of mean scores (decision-function units).
     multiplier_bound : float, default=1.0

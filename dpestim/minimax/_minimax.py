@@ -60,7 +60,9 @@ class BinaryLinearClassifierMixin(ClassifierMixin):
         else:
             classes = np.unique(np.asarray(self.classes))
             if (~np.isin(y, classes)).any():
-                raise ValueError(f"y contains labels not in classes={classes.tolist()}.")
+                raise ValueError(
+                    f"y contains labels not in classes={classes.tolist()}."
+                )
         if classes.shape[0] != 2:
             raise ValueError(
                 f"{type(self).__name__} is a binary classifier; got "
@@ -200,7 +202,11 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
         return np.clip(y, -t, t)
 
     def _problem(self, Xc, target, cells, pi, pi_min):
-        R, b, Y = float(self.l1_radius), float(self.feature_bound), float(self.target_bound)
+        R, b, Y = (
+            float(self.l1_radius),
+            float(self.feature_bound),
+            float(self.target_bound),
+        )
         rb = R * b
         top = rb + Y  # |theta.x - y| <= R X + Y
         center = top**2 / 4  # loss in [0, top^2 / 2]

@@ -366,6 +366,7 @@ def sco_loop(
     loss,
     radius,
     clamp_dz,
+    n_out,
     rng,
     out_counts,
 ):
@@ -376,8 +377,8 @@ def sco_loop(
     second half ``-R``, C order). ``w^t`` is the running mean of the MD
     iterates (probability space); ``K`` vertices are resampled from it at
     ``t < q`` and at every ``t`` with ``(t + 1) % q == 0`` (1-based ``t <= q``
-    or ``t = 0 mod q``), otherwise the last sample is reused. The final ``K``
-    fresh samples from ``w^T`` are counted into ``out_counts``.
+    or ``t = 0 mod q``), otherwise the last sample is reused. The final
+    ``n_out`` fresh samples from ``w^T`` are counted into ``out_counts``.
     """
     K, p = Y.shape[1], X.shape[1]
     half = K * p
@@ -441,5 +442,5 @@ def sco_loop(
     for j in range(dim):
         cdf[j] /= acc
     cdf[dim - 1] = 1.0
-    for k in range(n_samples_k):
+    for _ in range(n_out):
         out_counts[draw_vertex(cdf, rng.random())] += 1

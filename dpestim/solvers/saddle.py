@@ -78,7 +78,8 @@ def check_budget(epsilon, delta):
         )
     if not 0 < epsilon < 8 * math.log(1 / delta):
         raise ValueError(
-            f"epsilon must be in (0, 8 ln(1/delta)) = (0, {8 * math.log(1 / delta):.4g}) "
+            f"epsilon must be in (0, 8 ln(1/delta)) = "
+            f"(0, {8 * math.log(1 / delta):.4g}) "
             f"for the composition theorem used, got epsilon={epsilon!r}."
         )
 
@@ -232,7 +233,9 @@ class BilinearGame:
     @property
     def lipschitz(self):
         """Public bound on ``|A(z)_ij|`` over ``s`` in ``[-1, 1]``."""
-        return float(np.abs(self.A0).max() + np.abs(self.u).max() * np.abs(self.v).max())
+        return float(
+            np.abs(self.A0).max() + np.abs(self.u).max() * np.abs(self.v).max()
+        )
 
     def kernel_args(self):
         return (
@@ -401,7 +404,8 @@ class DPSMD(BaseSaddleSolver):
         if isinstance(self.max_iter, str):
             if self.max_iter not in ("auto", "theory"):
                 raise ValueError(
-                    f"max_iter must be an int, 'auto' or 'theory', got {self.max_iter!r}."
+                    "max_iter must be an int, 'auto' or 'theory', got "
+                    f"{self.max_iter!r}."
                 )
             T = self._theory_T(epsilon, delta, plan)
             if self.max_iter == "auto" and math.isfinite(epsilon):
@@ -421,7 +425,9 @@ class DPSMD(BaseSaddleSolver):
         tau, eps0 = self._tau(T, K, epsilon, delta, plan)
         B = n // T
         m = 2 * T * (K + 1)
-        eps_sample = 4 * tau * plan.lipschitz / B if math.isfinite(epsilon) else math.inf
+        eps_sample = (
+            4 * tau * plan.lipschitz / B if math.isfinite(epsilon) else math.inf
+        )
         return dict(
             max_iter=T,
             n_vertex_samples=K,
@@ -435,7 +441,9 @@ class DPSMD(BaseSaddleSolver):
         e0 = params["eps_per_sample"]
         if math.isinf(e0):
             return NonPrivateDpEvent()
-        return SelfComposedDpEvent(ExponentialMechanismDpEvent(e0), params["n_mechanisms"])
+        return SelfComposedDpEvent(
+            ExponentialMechanismDpEvent(e0), params["n_mechanisms"]
+        )
 
     def mechanism(self, params):
         return (
@@ -515,8 +523,11 @@ class DPSMDBR(BaseSaddleSolver):
         for _ in range(50):
             C = L0**2 + L2**2 + ell * M * L1**2
             if private:
-                U = n * epsilon * math.sqrt(C) / (
-                    math.sqrt(4 * 48 * kappa**2 * ell * lg) * L0
+                U = (
+                    n
+                    * epsilon
+                    * math.sqrt(C)
+                    / (math.sqrt(4 * 48 * kappa**2 * ell * lg) * L0)
                 )
                 U = min(U, n / 2)
             else:
@@ -536,7 +547,9 @@ class DPSMDBR(BaseSaddleSolver):
             eps0 = br_sample_epsilon(tau, alpha, M, L0)
             # largest U meeting the exact filter with 6 U samples
             a = 6 * eps0**2
-            root = (-math.sqrt(2 * lg * a) + math.sqrt(2 * lg * a + 2 * a * epsilon)) / a
+            root = (
+                -math.sqrt(2 * lg * a) + math.sqrt(2 * lg * a + 2 * a * epsilon)
+            ) / a
             U = min(U, root**2)
         else:
             alpha = min(1.0, 2 * U / n)
