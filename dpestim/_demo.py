@@ -32,6 +32,8 @@ DELTA = 1e-5
 SCHEDULES = {
     "dp-sgd": dict(max_iter=10, batch_size=256, learning_rate=0.5),
     "dp-gd": dict(max_iter=100, learning_rate=2.0),
+    # single pass; l1_radius and feature_bound live on the solver object
+    "dp-smd-sco": dict(),
 }
 REGRESSION_SCHEDULES = {
     "dp-sgd": dict(max_iter=10, batch_size=256, learning_rate=0.5, clip_norm=3.0),
