@@ -62,7 +62,7 @@ SPEC_B = {10**4: (0.256, 0.245, 0.083), 10**5: (0.240, 0.205, 0.025)}
 SPEC_B[10**6] = (0.192, 0.135, 0.0076)
 
 
-# -- Experiment A -------------------------------------------------------------------
+# -- Experiment A --
 
 
 def experiment_a(quick):
@@ -141,7 +141,7 @@ def experiment_a(quick):
     return rows
 
 
-# -- Experiment B -------------------------------------------------------------------
+# -- Experiment B --
 
 
 def _planted_groups(n, rng, p=10):
@@ -242,7 +242,7 @@ def experiment_b(quick):
     return rows
 
 
-# -- Experiment C -------------------------------------------------------------------
+# -- Experiment C --
 
 
 def _sparse_logistic(n, p, rng):
@@ -313,7 +313,7 @@ def experiment_c(quick):
     return rows
 
 
-# -- Fairness -----------------------------------------------------------------
+# -- Fairness --
 
 
 def _fair_metrics(pred, proba, y, a, groups):
@@ -471,7 +471,7 @@ def fairness(quick):
     return rows
 
 
-# -- output -------------------------------------------------------------------
+# -- output --
 
 
 def _fmt(v, nd=3):
@@ -651,12 +651,17 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", default="A,B,C,F")
+    parser.add_argument(
+        "--report",
+        action="store_true",
+        help="only rebuild the markdown and plots from saved JSON results",
+    )
     args = parser.parse_args(argv)
     OUT.mkdir(exist_ok=True, parents=True)
     suffix = "_quick" if args.quick else ""
     results = {}
     funcs = {"A": experiment_a, "B": experiment_b, "C": experiment_c, "F": fairness}
-    for key in args.only.split(","):
+    for key in [] if args.report else args.only.split(","):
         t0 = time.perf_counter()
         results[key] = funcs[key](args.quick)
         print(f"[{key}] {time.perf_counter() - t0:.1f} s", flush=True)

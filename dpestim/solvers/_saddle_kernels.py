@@ -59,6 +59,18 @@ def draw_vertex(cdf, u):
 
 
 @numba.njit(cache=True)
+def draw_block(h, cdf, idx, k, cnt, rng):
+    """``k`` samples of ``softmax(h)`` into ``idx``, then one output sample.
+
+    The output sample is counted in ``cnt``; ``k + 1`` uniforms are used.
+    """
+    softmax_cdf(h, cdf)
+    for i in range(k):
+        idx[i] = draw_vertex(cdf, rng.random())
+    cnt[draw_vertex(cdf, rng.random())] += 1
+
+
+@numba.njit(cache=True)
 def _clamp(v, bound):
     if v > bound:
         return bound
@@ -220,14 +232,8 @@ def smd_loop(
     theta = np.empty(X.shape[1])
     lam = np.empty(dim_y)
     for t in range(n_steps):
-        softmax_cdf(hx, cx)
-        softmax_cdf(hy, cy)
-        for k in range(n_samples_k):
-            xi[k] = draw_vertex(cx, rng.random())
-        cnt_x[draw_vertex(cx, rng.random())] += 1
-        for k in range(n_samples_k):
-            yi[k] = draw_vertex(cy, rng.random())
-        cnt_y[draw_vertex(cy, rng.random())] += 1
+        draw_block(hx, cx, xi, n_samples_k, cnt_x, rng)
+        draw_block(hy, cy, yi, n_samples_k, cnt_y, rng)
         rows = perm[t * batch_size : (t + 1) * batch_size]
         batch_grad(
             kind, rows, xi, n_samples_k, yi, n_samples_k, X, target, A, Bm, C,
@@ -314,15 +320,9 @@ def smd_br_loop(
         b = max(1, int(math.ceil(2**N / alpha_batch)))
         if pos + b > n:
             break
-        softmax_cdf(hx, cx)
-        softmax_cdf(hy, cy)
         k2 = 2 ** (N + 1)
-        for k in range(k2):
-            xi[k] = draw_vertex(cx, rng.random())
-        cnt_x[draw_vertex(cx, rng.random())] += 1
-        for k in range(k2):
-            yi[k] = draw_vertex(cy, rng.random())
-        cnt_y[draw_vertex(cy, rng.random())] += 1
+        draw_block(hx, cx, xi, k2, cnt_x, rng)
+        draw_block(hy, cy, yi, k2, cnt_y, rng)
         rows = perm[pos : pos + b]
         w = C_M * 2**N
         batch_grad(

@@ -53,7 +53,7 @@ _EMPTY_2D = np.zeros((1, 1))
 _EMPTY_1D = np.zeros(1)
 
 
-# -- accounting -----------------------------------------------------------------
+# -- accounting --
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -89,14 +89,17 @@ def per_sample_epsilon(epsilon, delta, n_mechanisms):
 
     Exact solution of the Whitehouse filter ``sqrt(2 Lg m eps0^2) +
     m eps0^2 / 2 = epsilon``: ``(sqrt(2 Lg + 2 epsilon) - sqrt(2 Lg)) /
-    sqrt(m)`` with ``Lg = ln(1/delta)``. ``inf`` for ``epsilon = inf``.
+    sqrt(m)`` with ``Lg = ln(1/delta)`` (rounded down so that the composed
+    epsilon never exceeds ``epsilon``). ``inf`` for ``epsilon = inf``.
     """
     if math.isinf(epsilon):
         return math.inf
     lg = math.log(1 / delta)
-    return (math.sqrt(2 * lg + 2 * epsilon) - math.sqrt(2 * lg)) / math.sqrt(
-        n_mechanisms
-    )
+    e0 = (math.sqrt(2 * lg + 2 * epsilon) - math.sqrt(2 * lg)) / math.sqrt(n_mechanisms)
+    # never overshoot epsilon through floating-point rounding
+    while composed_epsilon(n_mechanisms * e0**2, delta) > epsilon:
+        e0 *= 1 - 1e-12
+    return e0
 
 
 def composed_epsilon(sum_sq, delta):
@@ -123,7 +126,7 @@ def event_epsilon(event, delta):
     return composed_epsilon(_sum_sq(event), delta)
 
 
-# -- problems and plan ------------------------------------------------------------
+# -- problems and plan --
 
 
 @dataclass(frozen=True)
@@ -290,7 +293,7 @@ class SaddleResult:
     params: dict
 
 
-# -- solvers --------------------------------------------------------------------------
+# -- solvers --
 
 
 def _int_or(value, default):
@@ -318,6 +321,15 @@ class BaseSaddleSolver(BaseEstimator):
 
     def mechanism(self, params):
         raise NotImplementedError
+
+    def make_event(self, params):
+        """``m`` exponential-mechanism samples, each ``eps_per_sample``-DP."""
+        e0 = params["eps_per_sample"]
+        if math.isinf(e0):
+            return NonPrivateDpEvent()
+        return SelfComposedDpEvent(
+            ExponentialMechanismDpEvent(e0), params["n_mechanisms"]
+        )
 
 
 def _bound(T, K, tau, plan):
@@ -382,7 +394,8 @@ class DPSMD(BaseSaddleSolver):
         B = n // T
         tau_u = math.sqrt(2 * plan.log_dim / (5 * T)) / plan.lipschitz
         eps0 = per_sample_epsilon(epsilon, delta, 2 * T * (K + 1))
-        tau_p = eps0 * B / (4 * plan.lipschitz)
+        # (1 - 1e-12): 4 tau L0 / B must not round above eps0
+        tau_p = eps0 * B / (4 * plan.lipschitz) * (1 - 1e-12)
         tau = tau_u if self.step_size is None else float(self.step_size)
         return min(tau, tau_p), eps0
 
@@ -435,14 +448,6 @@ class DPSMD(BaseSaddleSolver):
             step_size=tau,
             eps_per_sample=eps_sample,
             n_mechanisms=m,
-        )
-
-    def make_event(self, params):
-        e0 = params["eps_per_sample"]
-        if math.isinf(e0):
-            return NonPrivateDpEvent()
-        return SelfComposedDpEvent(
-            ExponentialMechanismDpEvent(e0), params["n_mechanisms"]
         )
 
     def mechanism(self, params):
@@ -566,15 +571,7 @@ class DPSMDBR(BaseSaddleSolver):
             alpha_batch=alpha,
             step_size=tau,
             eps_per_sample=eps0,
-            n_mechanisms_max=6 * U,
-        )
-
-    def make_event(self, params):
-        e0 = params["eps_per_sample"]
-        if math.isinf(e0):
-            return NonPrivateDpEvent()
-        return SelfComposedDpEvent(
-            ExponentialMechanismDpEvent(e0), params["n_mechanisms_max"]
+            n_mechanisms=6 * U,  # at most
         )
 
     def mechanism(self, params):

@@ -251,7 +251,7 @@ def test_regressor_noiseless_limit():
     assert reg.score(X, y) > 0.6  # a zero model scores about 0
 
 
-# -- dp-smd-sco in the ERM estimators ---------------------------------------------------------
+# -- dp-smd-sco in the ERM estimators --
 
 
 def test_sco_noiseless_limit_and_privacy():

@@ -70,7 +70,7 @@ ESTIMATORS = {
 }
 
 
-# -- sampling primitives --------------------------------------------------------------
+# -- sampling primitives --
 
 
 def test_vertex_frequencies_match_softmax():
@@ -92,7 +92,7 @@ def test_log_domain_softmax_survives_large_logits():
     np.testing.assert_allclose(np.diff(np.r_[0, cdf]), softmax(h), atol=1e-12)
 
 
-# -- kernels against their NumPy twins on the same stream -------------------------------
+# -- kernels against their NumPy twins on the same stream --
 
 
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
@@ -173,7 +173,7 @@ def test_sco_loop_equals_twin(loss, n_outputs):
     np.testing.assert_array_equal(counts, tc)
 
 
-# -- privacy -------------------------------------------------------------------------------
+# -- privacy --
 
 
 def test_whitehouse_calibrator_is_exact():
@@ -319,7 +319,7 @@ def test_dp_sgda_event_and_baseline_limit():
     assert game.gap(free.x, free.y) < 0.1
 
 
-# -- Experiment D: bias-reduced gradient ----------------------------------------------------
+# -- Experiment D: bias-reduced gradient --
 
 
 def test_bias_reduced_gradient_is_unbiased():
@@ -361,7 +361,7 @@ def test_truncated_geometric_pmf():
     assert chisquare(np.bincount(draws, minlength=M + 1), 40000 * pmf).pvalue > 1e-3
 
 
-# -- Experiment A and direction -------------------------------------------------------------
+# -- Experiment A and direction --
 
 
 def _game_gap(d, n, eps, seed=0, solver=None):
