@@ -87,21 +87,7 @@ def batch_grad(
     nx,
     yi,
     ny,
-    X,
-    target,
-    A,
-    Bm,
-    C,
-    a0,
-    center,
-    loss,
-    radius,
-    A0,
-    u,
-    v,
-    s,
-    clamp_x,
-    clamp_y,
+    prob,
     theta,
     lam,
     gx,
@@ -114,6 +100,7 @@ def batch_grad(
     ``gy`` (gradient in the y block, for ascent). ``theta`` and ``lam`` are
     work buffers.
     """
+    X, target, A, Bm, C, a0, center, loss, radius, A0, u, v, s, clamp_x, clamp_y = prob
     b = rows.shape[0]
     gx[:] = 0.0
     gy[:] = 0.0
@@ -192,21 +179,7 @@ def smd_loop(
     n_samples_k,
     tau,
     perm,
-    X,
-    target,
-    A,
-    Bm,
-    C,
-    a0,
-    center,
-    loss,
-    radius,
-    A0,
-    u,
-    v,
-    s,
-    clamp_x,
-    clamp_y,
+    prob,
     dim_x,
     dim_y,
     rng,
@@ -229,16 +202,14 @@ def smd_loop(
     gy = np.empty(dim_y)
     xi = np.empty(n_samples_k, dtype=np.int64)
     yi = np.empty(n_samples_k, dtype=np.int64)
-    theta = np.empty(X.shape[1])
+    theta = np.empty(prob[0].shape[1])
     lam = np.empty(dim_y)
     for t in range(n_steps):
         draw_block(hx, cx, xi, n_samples_k, cnt_x, rng)
         draw_block(hy, cy, yi, n_samples_k, cnt_y, rng)
         rows = perm[t * batch_size : (t + 1) * batch_size]
         batch_grad(
-            kind, rows, xi, n_samples_k, yi, n_samples_k, X, target, A, Bm, C,
-            a0, center, loss, radius, A0, u, v, s, clamp_x, clamp_y, theta, lam,
-            gx, gy,
+            kind, rows, xi, n_samples_k, yi, n_samples_k, prob, theta, lam, gx, gy,
         )  # fmt: skip
         for j in range(dim_x):
             hx[j] -= tau * gx[j]
@@ -266,21 +237,7 @@ def smd_br_loop(
     alpha_batch,
     tau,
     perm,
-    X,
-    target,
-    A,
-    Bm,
-    C,
-    a0,
-    center,
-    loss,
-    radius,
-    A0,
-    u,
-    v,
-    s,
-    clamp_x,
-    clamp_y,
+    prob,
     dim_x,
     dim_y,
     rng,
@@ -310,7 +267,7 @@ def smd_br_loop(
     kmax = 2 ** (M + 1)
     xi = np.empty(kmax, dtype=np.int64)
     yi = np.empty(kmax, dtype=np.int64)
-    theta = np.empty(X.shape[1])
+    theta = np.empty(prob[0].shape[1])
     lam = np.empty(dim_y)
     spent = 0
     pos = 0
@@ -326,21 +283,17 @@ def smd_br_loop(
         rows = perm[pos : pos + b]
         w = C_M * 2**N
         batch_grad(
-            kind, rows, xi, k2, yi, k2, X, target, A, Bm, C, a0, center, loss,
-            radius, A0, u, v, s, clamp_x, clamp_y, theta, lam, gx, gy,
+            kind, rows, xi, k2, yi, k2, prob, theta, lam, gx, gy,
         )  # fmt: skip
         batch_grad(
-            kind, rows, xi, k2 // 2, yi, k2 // 2, X, target, A, Bm, C, a0,
-            center, loss, radius, A0, u, v, s, clamp_x, clamp_y, theta, lam,
-            gx2, gy2,
+            kind, rows, xi, k2 // 2, yi, k2 // 2, prob, theta, lam, gx2, gy2,
         )  # fmt: skip
         for j in range(dim_x):
             gx[j] = w * (gx[j] - gx2[j])
         for j in range(dim_y):
             gy[j] = w * (gy[j] - gy2[j])
         batch_grad(
-            kind, rows, xi, 1, yi, 1, X, target, A, Bm, C, a0, center, loss,
-            radius, A0, u, v, s, clamp_x, clamp_y, theta, lam, gx2, gy2,
+            kind, rows, xi, 1, yi, 1, prob, theta, lam, gx2, gy2,
         )  # fmt: skip
         for j in range(dim_x):
             hx[j] -= tau * (gx[j] + gx2[j])

@@ -190,8 +190,7 @@ class LinearSaddleProblem:
     clamp_y: float
 
     def kernel_args(self):
-        return (
-            _k.LINEAR,
+        return _k.LINEAR, (
             self.X,
             self.target,
             self.A,
@@ -241,8 +240,7 @@ class BilinearGame:
         )
 
     def kernel_args(self):
-        return (
-            _k.GAME,
+        return _k.GAME, (
             _EMPTY_2D,
             _EMPTY_1D,
             _EMPTY_2D,
@@ -468,10 +466,10 @@ class DPSMD(BaseSaddleSolver):
         cnt_y = np.zeros(dy, dtype=np.int64)
         T, B = params["max_iter"], params["batch_size"]
         perm = rng.permutation(plan.n_samples).astype(np.int64)
-        kind, *args = problem.kernel_args()
+        kind, prob = problem.kernel_args()
         _k.smd_loop(
             kind, T, B, params["n_vertex_samples"], params["step_size"], perm,
-            *args, dx, dy, rng, cnt_x, cnt_y,
+            prob, dx, dy, rng, cnt_x, cnt_y,
         )  # fmt: skip
         event = self.make_event(params)
         return SaddleResult(
@@ -592,10 +590,10 @@ class DPSMDBR(BaseSaddleSolver):
         cnt_x = np.zeros(dx, dtype=np.int64)
         cnt_y = np.zeros(dy, dtype=np.int64)
         perm = rng.permutation(plan.n_samples).astype(np.int64)
-        kind, *args = problem.kernel_args()
+        kind, prob = problem.kernel_args()
         steps = _k.smd_br_loop(
             kind, params["budget_u"], params["tg_max_level"], params["alpha_batch"],
-            params["step_size"], perm, *args, dx, dy, rng, cnt_x, cnt_y,
+            params["step_size"], perm, prob, dx, dy, rng, cnt_x, cnt_y,
         )  # fmt: skip
         if steps == 0:
             raise ValueError("dp-smd-br took no step: n_samples too small for alpha.")

@@ -103,9 +103,9 @@ def test_batch_grad_equals_twin(name):
     xi, yi = rng.integers(0, dx, 5), rng.integers(0, dy, 3)
     rows = np.arange(7, 20)
     gx, gy = np.empty(dx), np.empty(dy)
-    kind, *args = problem.kernel_args()
+    kind, prob = problem.kernel_args()
     K.batch_grad(
-        kind, rows, xi, 5, yi, 3, *args,
+        kind, rows, xi, 5, yi, 3, prob,
         np.empty(dx // 2), np.empty(dy), gx, gy,
     )  # fmt: skip
     tx, ty = np_batch_grad(problem, rows, xi, yi)
@@ -123,9 +123,9 @@ def test_smd_loop_equals_twin(name):
     T, B, Kv, tau = 12, 5, 3, 0.4
     perm = np.random.default_rng(9).permutation(60)
     cx, cy = np.zeros(dims[0], np.int64), np.zeros(dims[1], np.int64)
-    kind, *args = problem.kernel_args()
+    kind, prob = problem.kernel_args()
     K.smd_loop(
-        kind, T, B, Kv, tau, perm, *args, dims[0], dims[1],
+        kind, T, B, Kv, tau, perm, prob, dims[0], dims[1],
         np.random.default_rng(5), cx, cy,
     )  # fmt: skip
     tx, ty = np_smd(problem, T, B, Kv, tau, perm, np.random.default_rng(5), dims)
@@ -138,9 +138,9 @@ def test_smd_br_loop_equals_twin():
     dims = problem.dims
     perm = np.random.default_rng(9).permutation(300)
     cx, cy = np.zeros(dims[0], np.int64), np.zeros(dims[1], np.int64)
-    kind, *args = problem.kernel_args()
+    kind, prob = problem.kernel_args()
     steps = K.smd_br_loop(
-        kind, 40, 2, 0.3, 0.2, perm, *args, dims[0], dims[1],
+        kind, 40, 2, 0.3, 0.2, perm, prob, dims[0], dims[1],
         np.random.default_rng(4), cx, cy,
     )  # fmt: skip
     tx, ty, tsteps = np_smd_br(
@@ -288,7 +288,7 @@ def test_br_control_flow_is_data_independent():
         problem, *_ = _linear_problem(ESTIMATORS["fair-dp"](), n=400, seed=seed)
         dims = problem.dims
         cx, cy = np.zeros(dims[0], np.int64), np.zeros(dims[1], np.int64)
-        kind, *args = problem.kernel_args()
+        kind, prob = problem.kernel_args()
         res.append(
             K.smd_br_loop(
                 kind,
@@ -297,7 +297,7 @@ def test_br_control_flow_is_data_independent():
                 0.2,
                 0.1,
                 np.arange(400),
-                *args,
+                prob,
                 *dims,
                 np.random.default_rng(7),
                 cx,
@@ -326,7 +326,7 @@ def test_bias_reduced_gradient_is_unbiased():
     """E[w_N (g+ - g-) + g1] = E grad at the mean of 2^(M+1) samples."""
     problem, *_ = _linear_problem(ESTIMATORS["minimax-logistic"](), n=20, p=2)
     dx, dy = problem.dims
-    kind, *args = problem.kernel_args()
+    kind, prob = problem.kernel_args()
     rows = np.arange(20)
     px = softmax(np.random.default_rng(0).normal(size=dx))
     py = softmax(np.random.default_rng(1).normal(size=dy))
@@ -336,7 +336,7 @@ def test_bias_reduced_gradient_is_unbiased():
 
     def grad(xi, yi):
         gx, gy = np.empty(dx), np.empty(dy)
-        K.batch_grad(kind, rows, xi, len(xi), yi, len(yi), *args, *bufs, gx, gy)
+        K.batch_grad(kind, rows, xi, len(xi), yi, len(yi), prob, *bufs, gx, gy)
         return np.concatenate([gx, gy])
 
     draws = 8000
