@@ -8,10 +8,18 @@ __version__ = "0.1.0"
 
 from .exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
 from .linear_model import LinearSVC, LogisticRegression, Ridge
+from .minimax import (
+    FairLogisticRegression,
+    MinimaxLogisticRegression,
+    MinimaxRegressor,
+)
 
 __all__ = [
+    "FairLogisticRegression",
     "LinearSVC",
     "LogisticRegression",
+    "MinimaxLogisticRegression",
+    "MinimaxRegressor",
     "PrivacyBudgetWarning",
     "PrivacyLeakWarning",
     "Ridge",

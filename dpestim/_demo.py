@@ -40,6 +40,8 @@ SCHEDULES = {
     "adp-sgd": dict(max_iter=10, batch_size=256, learning_rate=0.5),
     "adp-adagrad": dict(max_iter=10, batch_size=256, learning_rate=0.5),
     "dp-lssgd": dict(max_iter=10, batch_size=256, learning_rate=0.5),
+    # single pass; l1_radius and feature_bound live on the solver object
+    "dp-smd-sco": dict(),
 }
 REGRESSION_SCHEDULES = {
     "dp-sgd": dict(max_iter=10, batch_size=256, learning_rate=0.5, clip_norm=3.0),

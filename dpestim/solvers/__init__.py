@@ -12,6 +12,8 @@ from .dp_lssgd import (
 )
 from .dp_scd import DPSCD, SeqDPSCD
 from .dp_sgd import DPSGD
+from .dp_smd_sco import DPSMDSCO
+from .saddle import DPSGDA, DPSMD, DPSMDBR, SADDLE_SOLVERS, SaddlePlan
 
 __all__ = [
     "ADPAdaGrad",
@@ -20,10 +22,16 @@ __all__ = [
     "DPSCD",
     "DPLSSGD",
     "DPSGD",
+    "DPSGDA",
+    "DPSMD",
+    "DPSMDBR",
+    "DPSMDSCO",
+    "SADDLE_SOLVERS",
     "SOLVERS",
     "BaseSolver",
     "ERMPlan",
     "SeqDPSCD",
+    "SaddlePlan",
     "SolverResult",
     "laplacian_smooth",
     "resolve_solver",

@@ -8,6 +8,7 @@ from .dp_gd import DPGD
 from .dp_lssgd import DPLSSGD
 from .dp_scd import DPSCD, SeqDPSCD
 from .dp_sgd import DPSGD
+from .dp_smd_sco import DPSMDSCO
 
 __all__ = ["SOLVERS", "resolve_solver"]
 
@@ -22,6 +23,7 @@ SOLVERS = {
         DPLSSGD,
         DPSCD,
         SeqDPSCD,
+        DPSMDSCO,
     )
 }
 

@@ -28,6 +28,14 @@ EXPECTED_FAILURES = {
             ("Ridge", "check_regressors_train"),
         )
     },
+    **{
+        ("dp-smd-sco", est, "check_classifiers_train"): (
+            "vertex-sampling mirror descent (paper 001) cannot reach 83% training "
+            "accuracy on the check's 300-sample blobs at epsilon=1: its private "
+            "step size is far too small at that n (BENCHMARKS.md, issue 6)"
+        )
+        for est in ("LogisticRegression", "LinearSVC")
+    },
     ("dp-scd", "Ridge", "check_regressors_train"): (
         "DP-SCD assumes rows of norm <= 1; on the check's standardised rows "
         "(norm ~3.3) a dual step is a primal step of size 1/||x||^2, too slow "

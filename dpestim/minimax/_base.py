@@ -1,0 +1,344 @@
+"""Shared machinery of the private minimax / fairness estimators.
+
+These estimators solve a saddle point ``min_theta max_lam E f(theta, lam; z)``
+with ``theta`` on the l1-ball of radius ``l1_radius`` (lifted to a simplex of
+``2 p`` vertices) and ``lam`` on a simplex, with the vertex-sampling solvers of
+:mod:`dpestim.solvers.saddle`. Everything the privacy guarantee depends on is
+public: ``l1_radius``, ``feature_bound`` (features are clipped to it),
+``target_bound``, the group list and the group proportions' floor.
+"""
+
+import math
+import warnings
+from numbers import Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils._param_validation import Interval, Options, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
+from ..privacy import PrivacyReport
+from ..solvers.saddle import (
+    BaseSaddleSolver,
+    SaddlePlan,
+    resolve_saddle_solver,
+    run_saddle,
+)
+from ..utils import check_generator
+
+__all__ = ["BaseMinimaxModel"]
+
+# Solvers that run on linear-model saddle problems (dp-sgda is games only).
+_LINEAR_SOLVERS = ("dp-smd", "dp-smd-br")
+
+
+def _sensitive_codes(sensitive_features, n):
+    a = np.asarray(sensitive_features, dtype=object)
+    if a.ndim == 2:
+        a = np.array(["|".join(map(str, row)) for row in a], dtype=object)
+    if a.ndim != 1 or a.shape[0] != n:
+        raise ValueError(
+            f"sensitive_features must have one entry (or row) per sample: expected "
+            f"{n}, got shape {np.shape(sensitive_features)}."
+        )
+    return a
+
+
+class BaseMinimaxModel(BaseEstimator):
+    """Parameters, group handling, privacy budget and fitting.
+
+    Subclasses implement ``_encode_target(y)``, ``_n_cells(n_groups)``,
+    ``_cells(codes, target)`` (the cells whose proportions are needed, e.g.
+    groups or group x label) and ``_problem(Xc, target, cells, pi, pi_min)``
+    returning ``(LinearSaddleProblem, L0, L1, L2)``, and ``_release(x, y)``
+    setting the fitted attributes from the solver's released output.
+    """
+
+    _parameter_constraints = {
+        "epsilon": [
+            Interval(Real, 0, None, closed="neither"),
+            Options(Real, {math.inf}),
+        ],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "l1_radius": [Interval(Real, 0, None, closed="neither")],
+        "feature_bound": [Interval(Real, 0, None, closed="neither")],
+        "fit_intercept": ["boolean"],
+        "groups": ["array-like", None],
+        "group_proportions": [StrOptions({"uniform", "private"}), "array-like"],
+        "proportions_budget": [Interval(Real, 0, 1, closed="neither")],
+        "min_group_proportion": [Interval(Real, 0, 1, closed="right"), None],
+        "solver": [StrOptions(set(_LINEAR_SOLVERS)), BaseSaddleSolver],
+        "random_state": ["random_state", np.random.Generator],
+    }
+
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        delta=1e-5,
+        l1_radius=4.0,
+        feature_bound=1.0,
+        fit_intercept=True,
+        groups=None,
+        group_proportions="private",
+        proportions_budget=0.1,
+        min_group_proportion=None,
+        solver="dp-smd",
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.l1_radius = l1_radius
+        self.feature_bound = feature_bound
+        self.fit_intercept = fit_intercept
+        self.groups = groups
+        self.group_proportions = group_proportions
+        self.proportions_budget = proportions_budget
+        self.min_group_proportion = min_group_proportion
+        self.solver = solver
+        self.random_state = random_state
+
+    # -- helpers ----------------------------------------------------------------
+
+    def _warn(self, message, category):
+        self._fit_warnings.append(f"{category.__name__}: {message}")
+        warnings.warn(message, category, stacklevel=4)
+
+    def _resolve_groups(self, a):
+        if self.groups is None:
+            self._warn(
+                "groups=None: the set of sensitive groups is inferred from the "
+                "private sensitive_features and released through groups_. Pass "
+                "groups=[...] (public knowledge) to avoid this leak.",
+                PrivacyLeakWarning,
+            )
+            groups = np.unique(a.astype(str))
+        else:
+            groups = np.unique(np.asarray(self.groups, dtype=object).astype(str))
+        codes = np.searchsorted(groups, a.astype(str))
+        codes = np.minimum(codes, groups.shape[0] - 1)
+        unknown = groups[codes] != a.astype(str)
+        if unknown.any():
+            raise ValueError(
+                f"sensitive_features contains {int(unknown.sum())} value(s) not in "
+                f"groups={groups.tolist()}."
+            )
+        return groups, codes
+
+    def _proportions(self, cells, n_cells, eps_prop, rng):
+        """Cell proportions: public, uniform, or a Laplace histogram."""
+        gp = self.group_proportions
+        if isinstance(gp, str) and gp == "uniform":
+            pi = np.full(n_cells, 1.0 / n_cells)
+            return pi, float(pi.min())
+        if isinstance(gp, str) and gp == "private":
+            counts = np.bincount(cells, minlength=n_cells).astype(float)
+            if math.isfinite(eps_prop):
+                # replace-one: the count histogram has l1 sensitivity 2
+                counts = counts + rng.laplace(0.0, 2.0 / eps_prop, n_cells)
+            floor = (
+                0.5 / n_cells
+                if self.min_group_proportion is None
+                else float(self.min_group_proportion)
+            )
+            pi = np.clip(counts / cells.shape[0], floor, 1.0)
+            return pi, floor
+        pi = np.asarray(gp, dtype=float).ravel()
+        if pi.shape[0] != n_cells or not np.all(pi > 0):
+            raise ValueError(
+                f"group_proportions must be 'uniform', 'private' or {n_cells} "
+                "positive public proportions (one per cell, see the docstring)."
+            )
+        return pi, float(pi.min())
+
+    def _clip_X(self, X):
+        b = float(self.feature_bound)
+        Xc = np.clip(X, -b, b)
+        if self.fit_intercept:
+            Xc = np.hstack([Xc, np.full((Xc.shape[0], 1), b)])
+        return np.ascontiguousarray(Xc)
+
+    # -- fitting ----------------------------------------------------------------
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, *, sensitive_features=None):
+        """Fit the model privately.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Features; clipped to ``[-feature_bound, feature_bound]``.
+        y : array-like of shape (n_samples,)
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, k), \
+default=None
+            Group membership of each sample (rows of a 2-d array are combined
+            into one group label). ``None``: a single group. Routed by
+            scikit-learn's metadata routing (``set_fit_request``) inside
+            :class:`~sklearn.pipeline.Pipeline` and
+            :class:`~sklearn.model_selection.GridSearchCV`.
+
+        Returns
+        -------
+        self : object
+        """
+        self._fit_warnings = []
+        solver = resolve_saddle_solver(self.solver, allowed=_LINEAR_SOLVERS)
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=False)
+        n = X.shape[0]
+        a = (
+            np.zeros(n, dtype=object)
+            if sensitive_features is None
+            else _sensitive_codes(sensitive_features, n)
+        )
+        groups, codes = (
+            (np.array(["all"], dtype=object), np.zeros(n, dtype=np.int64))
+            if sensitive_features is None
+            else self._resolve_groups(a)
+        )
+        target = self._encode_target(y)
+        rng = check_generator(self.random_state)
+        eps, delta = float(self.epsilon), float(self.delta)
+        private = math.isfinite(eps)
+        if private and delta >= 1.0 / n:
+            self._warn(
+                f"delta={delta:g} >= 1/n_samples={1.0 / n:.3g}; choose delta well "
+                "below 1/n_samples.",
+                PrivacyBudgetWarning,
+            )
+        n_cells = self._n_cells(groups.shape[0])
+        cells = self._cells(codes, target)
+        estimate = (
+            isinstance(self.group_proportions, str)
+            and self.group_proportions == "private"
+        )
+        eps_prop = eps * self.proportions_budget if estimate else 0.0
+        eps_saddle = eps - eps_prop if private else math.inf
+        pi, pi_min = self._proportions(cells, n_cells, eps_prop, rng)
+        Xc = self._clip_X(X)
+        problem, L0, L1, L2 = self._problem(Xc, target, cells, pi, pi_min)
+        dx, dy = problem.dims
+        plan = SaddlePlan(
+            n_samples=n,
+            dim_x=dx,
+            dim_y=dy,
+            lipschitz=float(L0),
+            smoothness=float(L1),
+            second_order=float(L2),
+        )
+        result = run_saddle(solver, problem, plan, eps_saddle, delta, rng)
+        self.groups_ = groups
+        self.group_proportions_ = pi
+        self.solver_ = solver
+        self.n_iter_ = result.n_iter
+        self.epsilon_ = result.epsilon + eps_prop if private else math.inf
+        self.delta_ = delta
+        self.dp_event_ = result.dp_event
+        self.dp_params_ = dict(result.params, lipschitz=float(L0))
+        theta = float(self.l1_radius) * (result.x[: dx // 2] - result.x[dx // 2 :])
+        if self.fit_intercept:
+            coef, intercept = theta[:-1], theta[-1] * float(self.feature_bound)
+        else:
+            coef, intercept = theta, 0.0
+        self._release(coef, intercept, result.y)
+        self._report = PrivacyReport(
+            estimator=type(self).__name__,
+            solver=solver.name,
+            mechanism=solver.mechanism(result.params),
+            sampling="single pass over disjoint batches of a public random permutation",
+            composition=(
+                "Whitehouse et al. fully adaptive composition of the vertex samples"
+                + (
+                    f", plus a Laplace histogram of group proportions "
+                    f"(epsilon {eps_prop:.4g}, basic composition)"
+                    if estimate and private
+                    else ""
+                )
+            ),
+            n_steps=result.n_iter,
+            noise_multiplier=math.nan,
+            clip_norm=math.nan,
+            neighbouring=solver.neighbouring,
+            accountant="whitehouse-filter (closed form, spec 001 section 4.3)",
+            epsilon=self.epsilon_,
+            delta=delta,
+            dp_event=result.dp_event,
+            warnings=tuple(self._fit_warnings),
+        )
+        del self._fit_warnings
+        return self
+
+    def privacy_report(self):
+        """The privacy guarantee of the fitted model (a :class:`PrivacyReport`)."""
+        check_is_fitted(self)
+        return self._report
+
+    def decision_function(self, X):
+        """Linear score ``clip(X) @ coef_.T + intercept_``.
+
+        Features are clipped to ``feature_bound`` exactly as in training.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        b = float(self.feature_bound)
+        return np.clip(X, -b, b) @ np.ravel(self.coef_) + np.ravel(self.intercept_)[0]
+
+
+_DOC_COMMON = """epsilon : float, default=1.0
+        Total privacy budget (``numpy.inf``: non-private limit). Must satisfy
+        ``epsilon < 8 ln(1/delta)`` (the composition theorem used).
+    delta : float, default=1e-5
+        In ``(0, 1)``; keep it well below ``1 / n_samples``.
+    l1_radius : float, default=4.0
+        ``R``: the coefficients (and the intercept, see ``fit_intercept``)
+        are constrained to ``||theta||_1 <= R``. Public; enters the privacy
+        calibration.
+    feature_bound : float, default=1.0
+        ``X_inf``: features are clipped to ``[-X_inf, X_inf]`` in ``fit`` and
+        in prediction. Public; enters the privacy calibration.
+    fit_intercept : bool, default=True
+        Adds a constant feature equal to ``feature_bound``; its coefficient
+        lives inside the l1 budget ``R``.
+    groups : array-like or None, default=None
+        The public list of sensitive groups. ``None`` infers it from
+        ``sensitive_features`` with a :class:`~dpestim.PrivacyLeakWarning`.
+    group_proportions : {"private", "uniform"} or array-like, default="private"
+        Proportions ``pi`` used to turn group-conditional risks into
+        expectations: a Laplace histogram spending ``proportions_budget *
+        epsilon`` (then clipped below at ``min_group_proportion``), uniform,
+        or public values (one per cell).
+    proportions_budget : float, default=0.1
+        Share of ``epsilon`` spent on the private proportions.
+    min_group_proportion : float or None, default=None
+        Public floor of the estimated proportions (``None``: half the uniform
+        proportion, ``0.5 / n_cells``); the Lipschitz bound, hence the step
+        size, scales with ``1 / min_group_proportion``.
+    solver : {"dp-smd", "dp-smd-br"} or saddle solver object, default="dp-smd"
+        Algorithm 1 or Algorithm 3 of the paper; pass e.g.
+        ``DPSMD(max_iter="theory", n_vertex_samples=8)`` to set its
+        parameters.
+    random_state : int, Generator or None, default=None"""
+
+_DOC_ATTRIBUTES = """coef_ : ndarray
+        ``theta = R (x+ - x-)`` from the average of the released vertex
+        samples (at most ``n_iter_`` nonzeros, multiples of ``R / n_iter_``).
+    intercept_ : float or ndarray of shape (1,)
+    groups_ : ndarray
+    group_proportions_ : ndarray
+        Proportions used (public, uniform or privately estimated: released).
+    n_iter_ : int
+    epsilon_ : float
+        Total epsilon spent (proportions + solver).
+    delta_ : float
+    dp_event_ : DpEvent
+    dp_params_ : dict
+        Resolved public parameters: steps, vertex samples, batch size, step
+        size, per-sample epsilon, number of samples, Lipschitz bound."""

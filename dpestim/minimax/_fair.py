@@ -1,0 +1,166 @@
+"""Private fair logistic regression: one Lagrangian saddle point."""
+
+from numbers import Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ..losses import LOGISTIC
+from ..solvers.saddle import LinearSaddleProblem
+from ._base import _DOC_ATTRIBUTES, _DOC_COMMON, BaseMinimaxModel
+from ._minimax import BinaryLinearClassifierMixin
+
+__all__ = ["FairLogisticRegression"]
+
+
+class FairLogisticRegression(BinaryLinearClassifierMixin, BaseMinimaxModel):
+    _parameter_constraints = {
+        **BaseMinimaxModel._parameter_constraints,
+        "classes": ["array-like", None],
+        "constraint": [StrOptions({"demographic_parity", "equalized_odds"})],
+        "difference_bound": [Interval(Real, 0, None, closed="left")],
+        "multiplier_bound": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __init__(
+        self,
+        *,
+        constraint="demographic_parity",
+        difference_bound=0.05,
+        multiplier_bound=1.0,
+        epsilon=1.0,
+        delta=1e-5,
+        l1_radius=4.0,
+        feature_bound=1.0,
+        fit_intercept=True,
+        classes=None,
+        groups=None,
+        group_proportions="private",
+        proportions_budget=0.1,
+        min_group_proportion=None,
+        solver="dp-smd",
+        random_state=None,
+    ):
+        super().__init__(
+            epsilon=epsilon,
+            delta=delta,
+            l1_radius=l1_radius,
+            feature_bound=feature_bound,
+            fit_intercept=fit_intercept,
+            groups=groups,
+            group_proportions=group_proportions,
+            proportions_budget=proportions_budget,
+            min_group_proportion=min_group_proportion,
+            solver=solver,
+            random_state=random_state,
+        )
+        self.constraint = constraint
+        self.difference_bound = difference_bound
+        self.multiplier_bound = multiplier_bound
+        self.classes = classes
+
+    def _n_cells(self, n_groups):
+        return n_groups * (2 if self.constraint == "equalized_odds" else 1)
+
+    def _cells(self, codes, target):
+        if self.constraint == "equalized_odds":
+            return 2 * codes + (target > 0).astype(np.int64)
+        return codes
+
+    def _problem(self, Xc, target, cells, pi, pi_min):
+        n, E = Xc.shape[0], pi.shape[0]
+        if self.constraint == "equalized_odds":
+            # parent of cell (g, c) is the label c; pi_c = sum_g pi_(g, c)
+            parent_of = np.arange(E) % 2
+            pi_parent = np.array([pi[parent_of == c].sum() for c in (0, 1)])
+        else:
+            parent_of = np.zeros(E, dtype=np.int64)
+            pi_parent = np.ones(1)
+        parent = parent_of[cells]
+        # s_e(z) = 1{cell = e} / pi_e - 1{parent = parent(e)} / pi_parent(e):
+        # E[s_e(z) theta.x] = E[score | e] - E[score | parent(e)]
+        S = -(parent[:, None] == parent_of[None, :]).astype(float)
+        S /= pi_parent[parent_of][None, :]
+        S[np.arange(n), cells] += 1.0 / pi[cells]
+        Bl, bound = float(self.multiplier_bound), float(self.difference_bound)
+        # multipliers Bl * y on constraints (+s_e, -s_e) and one slack vertex
+        Bm = np.zeros((n, 2 * E + 1))
+        Bm[:, :E] = Bl * S
+        Bm[:, E : 2 * E] = -Bl * S
+        C = np.zeros(2 * E + 1)
+        C[: 2 * E] = Bl * bound
+        R, b = float(self.l1_radius), float(self.feature_bound)
+        rb = R * b
+        s_max = 1.0 / pi_min  # |s_e(z)| <= 1 / pi_min
+        clamp_x = 1.0 + Bl * s_max
+        clamp_y = Bl * (rb * s_max + bound)
+        L0 = max(rb * clamp_x, clamp_y)
+        L1 = rb**2 / 4 + 2 * rb * Bl * s_max
+        L2 = rb**3 / (6 * 3**0.5)
+        problem = LinearSaddleProblem(
+            X=Xc,
+            target=np.ascontiguousarray(target, dtype=np.float64),
+            A=np.zeros((n, 2 * E + 1)),
+            B=np.ascontiguousarray(Bm),
+            C=C,
+            a0=1.0,
+            center=0.0,
+            loss=LOGISTIC,
+            radius=R,
+            clamp_x=clamp_x,
+            clamp_y=clamp_y,
+        )
+        return problem, L0, L1, L2
+
+    def _release(self, coef, intercept, y):
+        self.coef_ = coef[None, :]
+        self.intercept_ = np.array([intercept])
+        self.multipliers_ = float(self.multiplier_bound) * y[:-1]
+
+
+FairLogisticRegression.__doc__ = f"""Private logistic regression, fairness-constrained.
+
+    Solves the Lagrangian of the convex (linear-score) surrogate of the
+    constraint as one saddle point, with the multipliers on a scaled simplex
+    as in fairlearn's reductions approach (but one private mirror-descent run
+    instead of many oracle calls)::
+
+        min_(||theta||_1 <= R) max_(mu >= 0, ||mu||_1 <= B)
+            E[log(1 + exp(-y theta.x))]
+            + sum_e mu_e+ (D_e(theta) - bound) + mu_e- (-D_e(theta) - bound)
+
+    where ``D_e(theta)`` is the difference between the mean score
+    ``theta.x`` in cell ``e`` and in its parent: for
+    ``"demographic_parity"`` cells are the groups and the parent is the whole
+    population; for ``"equalized_odds"`` cells are (group, label) pairs and
+    the parent is the label. ``D_e`` is written as an expectation with the
+    cell proportions ``pi`` (``group_proportions``; for equalized odds,
+    public values are given per cell ``(group_0, label_0), (group_0,
+    label_1), ...``).
+
+    The surrogate constrains mean *scores* (decision-function units), not
+    rates of positive predictions; it is convex, so the saddle point is
+    well-defined, and it tightens the true constraint only approximately.
+
+    Parameters
+    ----------
+    constraint : {{"demographic_parity", "equalized_odds"}}, \
+default="demographic_parity"
+    difference_bound : float, default=0.05
+        Allowed difference of mean scores (decision-function units).
+    multiplier_bound : float, default=1.0
+        ``B``: bound on the l1 norm of the multipliers. Larger values enforce
+        the constraint harder but raise the Lipschitz bound, hence the
+        privacy cost per step.
+    {_DOC_COMMON}
+    classes : array-like or None, default=None
+        The public label set (two labels).
+
+    Attributes
+    ----------
+    {_DOC_ATTRIBUTES}
+    classes_ : ndarray of shape (2,)
+    multipliers_ : ndarray of shape (2 * n_cells,)
+        The released (private) Lagrange multipliers ``B y`` (constraints
+        ``+D_e`` then ``-D_e``), the average of vertex samples.
+    """

@@ -1,0 +1,303 @@
+"""Worst-group (minimax) logistic and least-squares regression."""
+
+import math
+from numbers import Real
+
+import numpy as np
+from scipy.special import expit
+from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.multiclass import check_classification_targets
+
+from ..exceptions import PrivacyLeakWarning
+from ..losses import LOGISTIC, SQUARED
+from ..solvers.saddle import LinearSaddleProblem
+from ._base import _DOC_ATTRIBUTES, _DOC_COMMON, BaseMinimaxModel
+
+__all__ = ["MinimaxLogisticRegression", "MinimaxRegressor"]
+
+
+def _group_problem(Xc, target, cells, pi, loss, center, radius, clamp_x, clamp_y):
+    """``f = sum_g lam_g 1{a = g} / pi_g (l - center)`` (spec 2.5, estimator A)."""
+    n, G = Xc.shape[0], pi.shape[0]
+    A = np.zeros((n, G))
+    A[np.arange(n), cells] = 1.0 / pi[cells]
+    return LinearSaddleProblem(
+        X=Xc,
+        target=np.ascontiguousarray(target, dtype=np.float64),
+        A=A,
+        B=np.zeros((n, G)),
+        C=np.zeros(G),
+        a0=0.0,
+        center=center,
+        loss=loss,
+        radius=radius,
+        clamp_x=clamp_x,
+        clamp_y=clamp_y,
+    )
+
+
+class _GroupCells:
+    def _n_cells(self, n_groups):
+        return n_groups
+
+    def _cells(self, codes, target):
+        return codes
+
+
+class BinaryLinearClassifierMixin(ClassifierMixin):
+    """Labels, prediction and probabilities of a binary linear classifier."""
+
+    def _encode_target(self, y):
+        check_classification_targets(y)
+        if self.classes is None:
+            self._warn(
+                "classes=None: the label set is inferred from the private y and "
+                "released through classes_. Pass classes=[...] to avoid this leak.",
+                PrivacyLeakWarning,
+            )
+            classes = np.unique(y)
+        else:
+            classes = np.unique(np.asarray(self.classes))
+            if (~np.isin(y, classes)).any():
+                raise ValueError(
+                    f"y contains labels not in classes={classes.tolist()}."
+                )
+        if classes.shape[0] != 2:
+            raise ValueError(
+                f"{type(self).__name__} is a binary classifier; got "
+                f"{classes.shape[0]} classes."
+            )
+        self.classes_ = classes
+        return np.where(y == classes[1], 1.0, -1.0)
+
+    def predict(self, X):
+        """Predicted class labels.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def predict_proba(self, X):
+        """Sigmoid of the decision function, columns in ``classes_`` order.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, 2)
+        """
+        p = expit(self.decision_function(X))
+        return np.column_stack([1.0 - p, p])
+
+
+class MinimaxLogisticRegression(
+    _GroupCells, BinaryLinearClassifierMixin, BaseMinimaxModel
+):
+    _parameter_constraints = {
+        **BaseMinimaxModel._parameter_constraints,
+        "classes": ["array-like", None],
+    }
+
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        delta=1e-5,
+        l1_radius=4.0,
+        feature_bound=1.0,
+        fit_intercept=True,
+        classes=None,
+        groups=None,
+        group_proportions="private",
+        proportions_budget=0.1,
+        min_group_proportion=None,
+        solver="dp-smd",
+        random_state=None,
+    ):
+        super().__init__(
+            epsilon=epsilon,
+            delta=delta,
+            l1_radius=l1_radius,
+            feature_bound=feature_bound,
+            fit_intercept=fit_intercept,
+            groups=groups,
+            group_proportions=group_proportions,
+            proportions_budget=proportions_budget,
+            min_group_proportion=min_group_proportion,
+            solver=solver,
+            random_state=random_state,
+        )
+        self.classes = classes
+
+    def _problem(self, Xc, target, cells, pi, pi_min):
+        R, b = float(self.l1_radius), float(self.feature_bound)
+        rb = R * b
+        # centring c = [ln(1+e^RX) + ln(1+e^-RX)] / 2 halves the y-block bound
+        center = 0.5 * (np.logaddexp(0, rb) + np.logaddexp(0, -rb))
+        L0 = rb / pi_min  # x block: R X / pi; y block: (R X / 2) / pi
+        L1 = (rb**2 / 4 + rb) / pi_min
+        L2 = (rb**3 / (6 * math.sqrt(3)) + rb**2 / 4) / pi_min
+        problem = _group_problem(
+            Xc, target, cells, pi, LOGISTIC, center, R, 1.0 / pi_min, L0
+        )
+        return problem, L0, L1, L2
+
+    def _release(self, coef, intercept, y):
+        self.coef_ = coef[None, :]
+        self.intercept_ = np.array([intercept])
+        self.group_weights_ = y
+
+
+class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
+    _parameter_constraints = {
+        **BaseMinimaxModel._parameter_constraints,
+        "target_bound": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        delta=1e-5,
+        l1_radius=4.0,
+        feature_bound=1.0,
+        target_bound=1.0,
+        fit_intercept=True,
+        groups=None,
+        group_proportions="private",
+        proportions_budget=0.1,
+        min_group_proportion=None,
+        solver="dp-smd",
+        random_state=None,
+    ):
+        super().__init__(
+            epsilon=epsilon,
+            delta=delta,
+            l1_radius=l1_radius,
+            feature_bound=feature_bound,
+            fit_intercept=fit_intercept,
+            groups=groups,
+            group_proportions=group_proportions,
+            proportions_budget=proportions_budget,
+            min_group_proportion=min_group_proportion,
+            solver=solver,
+            random_state=random_state,
+        )
+        self.target_bound = target_bound
+
+    def _encode_target(self, y):
+        y = np.asarray(y, dtype=np.float64)
+        if y.ndim != 1:
+            raise ValueError("MinimaxRegressor supports a single target (1-d y).")
+        t = float(self.target_bound)
+        return np.clip(y, -t, t)
+
+    def _problem(self, Xc, target, cells, pi, pi_min):
+        R, b, Y = (
+            float(self.l1_radius),
+            float(self.feature_bound),
+            float(self.target_bound),
+        )
+        rb = R * b
+        top = rb + Y  # |theta.x - y| <= R X + Y
+        center = top**2 / 4  # loss in [0, top^2 / 2]
+        L0 = max(top * rb, top**2 / 4) / pi_min
+        L1 = (rb**2 + top * rb) / pi_min
+        L2 = rb**2 / pi_min
+        problem = _group_problem(
+            Xc, target, cells, pi, SQUARED, center, R, top / pi_min, top**2 / 4 / pi_min
+        )
+        return problem, L0, L1, L2
+
+    def _release(self, coef, intercept, y):
+        self.coef_ = coef
+        self.intercept_ = float(intercept)
+        self.group_weights_ = y
+
+    def predict(self, X):
+        """Predicted targets ``decision_function(X)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        return self.decision_function(X)
+
+
+MinimaxLogisticRegression.__doc__ = f"""Private worst-group logistic regression.
+
+    Minimises the largest group-conditional logistic risk
+    ``max_g E[log(1 + exp(-y theta.x)) | a = g]`` over ``||theta||_1 <= R``,
+    as the saddle point ``min_theta max_(lam in simplex)
+    sum_g lam_g E[1{{a = g}} / pi_g (l - c)]`` (spec 001, estimator A, with the
+    loss centring ``c``), solved by private stochastic mirror descent with
+    vertex sampling (no added noise; the sampling is an exponential
+    mechanism). Binary classification only.
+
+    With ``pi_g`` equal to the true proportions the saddle point is the
+    minimax-risk model; with other ``pi`` (e.g. ``"uniform"``) it is that of
+    ``sum_g lam_g P(a = g) / pi_g R_g``.
+
+    Parameters
+    ----------
+    {_DOC_COMMON}
+    classes : array-like or None, default=None
+        The public label set (two labels); ``None`` infers it from ``y``
+        with a :class:`~dpestim.PrivacyLeakWarning`.
+
+    Attributes
+    ----------
+    {_DOC_ATTRIBUTES}
+    classes_ : ndarray of shape (2,)
+    group_weights_ : ndarray of shape (n_groups,)
+        The released dual variable: the average of the vertex samples of the
+        group-weight iterates (differentially private). Large weights mark
+        the groups with the largest risk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpestim import MinimaxLogisticRegression
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(5000, 3))
+    >>> a = rng.choice(["f", "m"], size=5000)
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> clf = MinimaxLogisticRegression(epsilon=1.0, classes=[0, 1], groups=["f", "m"],
+    ...                                 random_state=0)
+    >>> clf = clf.fit(X, y, sensitive_features=a)
+    >>> clf.group_weights_.shape
+    (2,)
+    """
+
+MinimaxRegressor.__doc__ = f"""Private worst-group least squares.
+
+    Minimises ``max_g E[(theta.x - y)^2 / 2 | a = g]`` over
+    ``||theta||_1 <= R`` (spec 001, estimator B) by private stochastic
+    mirror descent with vertex sampling; targets are clipped to
+    ``[-target_bound, target_bound]``.
+
+    Parameters
+    ----------
+    {_DOC_COMMON}
+    target_bound : float, default=1.0
+        Public bound ``Y`` on ``|y|``; targets are clipped to it.
+
+    Attributes
+    ----------
+    {_DOC_ATTRIBUTES}
+    group_weights_ : ndarray of shape (n_groups,)
+        The released (private) dual variable.
+    """
