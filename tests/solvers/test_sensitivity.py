@@ -74,7 +74,7 @@ PROBES = {DPSGD: clipped_sum_probe}
 DEDICATED = {
     "dp-scd": "test_dp_scd:test_sensitivity_of_one_record_on_random_neighbours",
     "seq-dp-scd": "test_dp_scd:test_sensitivity_of_one_record_on_random_neighbours",
-    "dp-smd-sco": "test_saddle:test_exponential_mechanism_sensitivity_on_neighbours",
+    "dp-smd-sco": "test_saddle:test_sco_sensitivity_of_running_mean",
 }
 
 
