@@ -203,7 +203,7 @@ class BaseDPLinearModel(BaseEstimator):
         self.n_iter_ = result.n_iter
         self.noise_multiplier_ = nm
         self.epsilon_ = epsilon
-        self.delta_ = float(self.delta)
+        self.delta_ = float(solver.guarantee_delta(self.delta))
         self.dp_event_ = result.dp_event
         self._set_coef(result.coef, result.intercept)
         for name, value in result.attributes.items():

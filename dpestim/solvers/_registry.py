@@ -2,6 +2,7 @@
 
 from sklearn.base import clone
 
+from .accelerated import DPHB, DPMASG, DPNAG, DPMASGOpt, DPNAGOpt
 from .base import BaseSolver
 from .dp_gd import DPGD
 from .dp_sgd import DPSGD
@@ -9,7 +10,10 @@ from .dp_sgd import DPSGD
 __all__ = ["SOLVERS", "resolve_solver"]
 
 #: Registry name -> solver class.
-SOLVERS = {cls.name: cls for cls in (DPSGD, DPGD)}
+SOLVERS = {
+    cls.name: cls
+    for cls in (DPSGD, DPGD, DPHB, DPNAG, DPNAGOpt, DPMASG, DPMASGOpt)
+}
 
 
 def resolve_solver(solver):
