@@ -11,8 +11,7 @@ __all__ = ["SOLVERS", "resolve_solver"]
 
 #: Registry name -> solver class.
 SOLVERS = {
-    cls.name: cls
-    for cls in (DPSGD, DPGD, DPHB, DPNAG, DPNAGOpt, DPMASG, DPMASGOpt)
+    cls.name: cls for cls in (DPSGD, DPGD, DPHB, DPNAG, DPNAGOpt, DPMASG, DPMASGOpt)
 }
 
 

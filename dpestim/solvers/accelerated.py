@@ -376,6 +376,25 @@ def _row_norms(X, l1):
 # -- solvers ----------------------------------------------------------------------
 
 
+class _ByNoise:
+    """Class metadata that depends on the ``noise`` parameter of an instance.
+
+    On the class it gives the value of the default (Laplace) mechanism; on an
+    instance, the value for its ``noise``: ``privacy_notion`` is ``"pure"``
+    (delta = 0 allowed) for Laplace and ``"approx"`` for Gaussian;
+    ``neighbouring`` is ``"replace_one"`` (the paper's relation) for Laplace
+    and ``"add_or_remove_one"`` for Gaussian.
+    """
+
+    def __init__(self, laplace, gaussian):
+        self.laplace, self.gaussian = laplace, gaussian
+
+    def __get__(self, obj, cls=None):
+        if obj is None or obj._laplace():
+            return self.laplace
+        return self.gaussian
+
+
 class AcceleratedSolver(BaseSolver):
     """Shared machinery of dp-gd, dp-hb, dp-nag, dp-masg and the "-opt" variants.
 
@@ -383,7 +402,9 @@ class AcceleratedSolver(BaseSolver):
     each subclass.
     """
 
-    supported_losses = frozenset({"logistic", "squared", "squared_hinge", "multinomial"})
+    supported_losses = frozenset(
+        {"logistic", "squared", "squared_hinge", "multinomial"}
+    )
     heavy_ball = False
     optimise_budget = False
 
@@ -408,15 +429,8 @@ class AcceleratedSolver(BaseSolver):
 
     # -- privacy metadata ----------------------------------------------------------
 
-    @property
-    def privacy_notion(self):
-        """``"pure"`` for the Laplace mechanism, ``"approx"`` for the Gaussian."""
-        return "pure" if self._laplace() else "approx"
-
-    @property
-    def neighbouring(self):
-        """Replace-one (Laplace, as in the paper) or add/remove-one (Gaussian)."""
-        return "replace_one" if self._laplace() else "add_or_remove_one"
+    privacy_notion = _ByNoise("pure", "approx")
+    neighbouring = _ByNoise("replace_one", "add_or_remove_one")
 
     def _laplace(self):
         if self.noise not in ("laplace", "gaussian"):
@@ -456,7 +470,9 @@ class AcceleratedSolver(BaseSolver):
         c = self.step_scale
         if not (isinstance(c, (int, float)) and math.isfinite(c) and c > 0):
             raise ValueError(f"step_scale must be a positive finite number, got {c!r}.")
-        if not (isinstance(self.coef_init, (int, float)) and math.isfinite(self.coef_init)):
+        if not (
+            isinstance(self.coef_init, (int, float)) and math.isfinite(self.coef_init)
+        ):
             raise ValueError(
                 f"coef_init must be a finite number, got {self.coef_init!r}."
             )
@@ -508,8 +524,10 @@ class AcceleratedSolver(BaseSolver):
         d = self._n_noisy(plan)
         if laplace:
             total = T * _amplified(nm, n, m)
-            const = 0.0 if math.isinf(total) else d * (2 * plan.clip_norm) ** 2 / (
-                n**2 * total**2
+            const = (
+                0.0
+                if math.isinf(total)
+                else d * (2 * plan.clip_norm) ** 2 / (n**2 * total**2)
             )
             power = 3
         else:
@@ -528,6 +546,11 @@ class AcceleratedSolver(BaseSolver):
         return T_star, nms, None
 
     # -- contract hooks ------------------------------------------------------------
+
+    def event_inputs(self, plan):
+        if self.optimise_budget:
+            return plan  # T* and the allocation use the whole public plan
+        return (plan.n_samples, plan.max_iter)
 
     def n_steps(self, plan):
         """Planned number of iterations ``max_iter`` (an upper bound for "-opt")."""
