@@ -518,6 +518,11 @@ class AcceleratedSolver(BaseSolver):
             nms = np.full(T, nm)
             eps = np.full(T, _amplified(nm, n, m)) if laplace else None
             return T, nms, eps
+        E0 = self.initial_error
+        if not (isinstance(E0, (int, float)) and math.isfinite(E0) and E0 > 0):
+            raise ValueError(
+                f"initial_error must be a positive finite number, got {E0!r}."
+            )
         steps, _, _, stages = self.schedule(plan)
         L, mu = self._constants(plan)
         P, q = error_bound_terms(steps, stages, L, mu)
@@ -534,7 +539,7 @@ class AcceleratedSolver(BaseSolver):
             R = math.inf if nm <= 0 else T / nm**2
             const = 0.0 if math.isinf(R) else d * (plan.clip_norm / m) ** 2 / R
             power = 2
-        T_star = select_n_iter(P, q, stages, self.initial_error, const, power)
+        T_star = select_n_iter(P, q, stages, E0, const, power)
         if not self.select_n_iter:
             T_star = T
         w = _softmax(q[:T_star] / power)
