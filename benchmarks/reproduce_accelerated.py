@@ -433,17 +433,42 @@ def _plots(cells, suffix):
         plt.close(fig)
 
 
+def _load_merged(suffix):
+    """Cells of the main JSON and of any ``--only-m`` part files (deduplicated)."""
+    import glob
+
+    data, seen = None, {}
+    main_path = os.path.join(RESULTS, f"reproduce_accelerated{suffix}.json")
+    parts = os.path.join(RESULTS, f"reproduce_accelerated{suffix}_part_m*.json")
+    paths = [p for p in [main_path] if os.path.exists(p)] + sorted(glob.glob(parts))
+    for path in paths:
+        with open(path) as f:
+            part = json.load(f)
+        if data is None:
+            data = part
+        for r in part["cells"]:
+            seen.setdefault((r["m"], r["method"], r["c"], r["T"]), r)
+    data["cells"] = list(seen.values())
+    return data
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--report", action="store_true")
     parser.add_argument("--runs", type=int, default=None)
+    parser.add_argument(
+        "--only-m",
+        type=int,
+        default=None,
+        help="run only this batch size (separate JSON, merged by --report)",
+    )
     args = parser.parse_args(argv)
     suffix = "_quick" if args.quick else ""
-    path = os.path.join(RESULTS, f"reproduce_accelerated{suffix}.json")
+    part = f"_part_m{args.only_m}" if args.only_m else ""
+    path = os.path.join(RESULTS, f"reproduce_accelerated{suffix}{part}.json")
     if args.report:
-        with open(path) as f:
-            report(json.load(f), suffix)
+        report(_load_merged(suffix), suffix)
         return 0
     runs = args.runs or (5 if args.quick else 20)
     X, z = make_data()
@@ -464,6 +489,7 @@ def main(argv=None):
     grid = [
         (m, c, T, method)
         for m in sorted(MS)
+        if args.only_m in (None, m)
         for c in ((1.0,) if args.quick else CS)
         for T in ((200,) if args.quick else TS)
         for method in METHODS
