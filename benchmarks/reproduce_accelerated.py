@@ -463,9 +463,17 @@ def main(argv=None):
         default=None,
         help="run only this batch size (separate JSON, merged by --report)",
     )
+    parser.add_argument(
+        "--methods",
+        default=",".join(METHODS),
+        help="comma-separated subset of the methods (for splitting a run)",
+    )
     args = parser.parse_args(argv)
+    methods = tuple(m for m in METHODS if m in args.methods.split(","))
     suffix = "_quick" if args.quick else ""
     part = f"_part_m{args.only_m}" if args.only_m else ""
+    if methods != METHODS:
+        part += "_" + "_".join(m.replace("dp-", "") for m in methods)
     path = os.path.join(RESULTS, f"reproduce_accelerated{suffix}{part}.json")
     if args.report:
         report(_load_merged(suffix), suffix)
@@ -492,7 +500,7 @@ def main(argv=None):
         if args.only_m in (None, m)
         for c in ((1.0,) if args.quick else CS)
         for T in ((200,) if args.quick else TS)
-        for method in METHODS
+        for method in methods
     ]
     # Cheapest cells first (the JSON is written after every cell, so a run
     # stopped early still reports what it measured): m = 1000, then the
