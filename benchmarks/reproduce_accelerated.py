@@ -424,7 +424,8 @@ def _plots(cells, suffix):
                 ax.set_xlabel("t")
                 if j == 0:
                     ax.set_ylabel("mean F(x_t) - F*")
-                ax.legend(fontsize=7)
+                if ax.get_lines():
+                    ax.legend(fontsize=7)
         fig.suptitle(f"dpestim, epsilon = 1 (correct Laplace scale), m = {m}")
         fig.tight_layout()
         fig.savefig(
@@ -468,12 +469,18 @@ def main(argv=None):
         default=",".join(METHODS),
         help="comma-separated subset of the methods (for splitting a run)",
     )
+    parser.add_argument("--cs", default=None, help="comma-separated subset of c")
+    parser.add_argument("--ts", default=None, help="comma-separated subset of T")
     args = parser.parse_args(argv)
+    cs = CS if args.cs is None else tuple(float(v) for v in args.cs.split(","))
+    ts = TS if args.ts is None else tuple(int(v) for v in args.ts.split(","))
     methods = tuple(m for m in METHODS if m in args.methods.split(","))
     suffix = "_quick" if args.quick else ""
     part = f"_part_m{args.only_m}" if args.only_m else ""
     if methods != METHODS:
         part += "_" + "_".join(m.replace("dp-", "") for m in methods)
+    if cs != CS or ts != TS:
+        part += "_c" + "_".join(f"{c:g}" for c in cs) + "_T" + "_".join(map(str, ts))
     path = os.path.join(RESULTS, f"reproduce_accelerated{suffix}{part}.json")
     if args.report:
         report(_load_merged(suffix), suffix)
@@ -498,8 +505,8 @@ def main(argv=None):
         (m, c, T, method)
         for m in sorted(MS)
         if args.only_m in (None, m)
-        for c in ((1.0,) if args.quick else CS)
-        for T in ((200,) if args.quick else TS)
+        for c in ((1.0,) if args.quick else cs)
+        for T in ((200,) if args.quick else ts)
         for method in methods
     ]
     # Cheapest cells first (the JSON is written after every cell, so a run
