@@ -7,12 +7,17 @@ computed exactly as analysed.
 """
 
 from .clipping import clipped_grad_sum, clipped_grad_sum_csr
+from .l1_clipping import l1_clipped_grad_sum, l1_clipped_grad_sum_csr
 from .sampling import poisson_sample
 from .smoothing import laplacian_smooth_inplace
+from .wor_sampling import sample_without_replacement
 
 __all__ = [
     "clipped_grad_sum",
     "clipped_grad_sum_csr",
+    "l1_clipped_grad_sum",
+    "l1_clipped_grad_sum_csr",
     "laplacian_smooth_inplace",
     "poisson_sample",
+    "sample_without_replacement",
 ]

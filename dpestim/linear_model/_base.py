@@ -133,7 +133,8 @@ class BaseDPLinearModel(BaseEstimator):
                 f"delta must be > 0 for solver={solver.name!r}, whose Gaussian "
                 "mechanism gives (epsilon, delta)-DP only."
             )
-        if private and delta > 0 and delta >= 1.0 / plan.n_samples:
+        pure = solver.guarantee_delta(delta) == 0
+        if private and not pure and delta > 0 and delta >= 1.0 / plan.n_samples:
             self._warn(
                 f"delta={delta:g} >= 1/n_samples={1.0 / plan.n_samples:.3g}: such a "
                 "guarantee allows releasing a whole record with probability delta. "
@@ -225,7 +226,7 @@ class BaseDPLinearModel(BaseEstimator):
         self.n_iter_ = result.n_iter
         self.noise_multiplier_ = nm
         self.epsilon_ = epsilon
-        self.delta_ = float(self.delta)
+        self.delta_ = float(solver.guarantee_delta(self.delta))
         self.dp_event_ = result.dp_event
         self._set_coef(result.coef, result.intercept)
         for name, value in result.attributes.items():

@@ -1,6 +1,14 @@
 """Private optimisation algorithms, one module per paper algorithm."""
 
 from ._registry import SOLVERS, resolve_solver
+from .accelerated import (
+    DPHB,
+    DPMASG,
+    DPNAG,
+    AcceleratedSolver,
+    DPMASGOpt,
+    DPNAGOpt,
+)
 from .adp_sgd import ADPSGD, ADPAdaGrad
 from .base import BaseSolver, ERMPlan, SolverResult
 from .dp_gd import DPGD
@@ -21,6 +29,11 @@ __all__ = [
     "DPGD",
     "DPSCD",
     "DPLSSGD",
+    "DPHB",
+    "DPMASG",
+    "DPMASGOpt",
+    "DPNAG",
+    "DPNAGOpt",
     "DPSGD",
     "DPSGDA",
     "DPSMD",
@@ -28,6 +41,7 @@ __all__ = [
     "DPSMDSCO",
     "SADDLE_SOLVERS",
     "SOLVERS",
+    "AcceleratedSolver",
     "BaseSolver",
     "ERMPlan",
     "SeqDPSCD",

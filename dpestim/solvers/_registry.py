@@ -2,6 +2,7 @@
 
 from sklearn.base import clone
 
+from .accelerated import DPHB, DPMASG, DPNAG, DPMASGOpt, DPNAGOpt
 from .adp_sgd import ADPSGD, ADPAdaGrad
 from .base import BaseSolver
 from .dp_gd import DPGD
@@ -18,6 +19,11 @@ SOLVERS = {
     for cls in (
         DPSGD,
         DPGD,
+        DPHB,
+        DPNAG,
+        DPNAGOpt,
+        DPMASG,
+        DPMASGOpt,
         ADPSGD,
         ADPAdaGrad,
         DPLSSGD,

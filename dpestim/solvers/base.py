@@ -185,6 +185,14 @@ class BaseSolver(BaseEstimator):
         """The epsilon at ``delta`` of ``event`` (as returned by make_event)."""
         return compute_epsilon(event, delta, accountant, self.neighbouring)
 
+    def guarantee_delta(self, delta):
+        """The delta at which the reported epsilon holds.
+
+        ``delta`` (the estimator's) by default; solvers whose guarantee is
+        pure epsilon-DP whatever ``delta`` (Laplace mechanisms) return 0.
+        """
+        return delta
+
     def mechanism(self, plan):
         """One line describing the mechanism, for the privacy report."""
         raise NotImplementedError

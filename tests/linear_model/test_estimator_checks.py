@@ -3,7 +3,11 @@
 The estimators pass all of them with their private defaults (epsilon=1,
 delta=1e-5, classes inferred with a PrivacyLeakWarning because the checks
 cannot pass ``classes=``), except the accuracy thresholds listed in
-``EXPECTED_FAILURES`` (strict: an unexpected pass fails).
+``EXPECTED_FAILURES`` and ``Ridge``'s ``check_regressors_train`` with a
+pure-DP Laplace solver (the accelerated solvers' default: L1 clipping and
+replace-one sensitivity cannot reach R^2 > 0.5 at epsilon = 1 on 200 records;
+the same solvers with ``noise="gaussian"`` pass every check). Expected
+failures are strict: an unexpected pass fails.
 """
 
 import numpy as np
@@ -60,14 +64,39 @@ def _estimators():
         ):
             if est._loss_name in SOLVERS[solver].supported_losses:
                 yield est
+        if SOLVERS[solver].privacy_notion == "pure" and "noise" in (
+            SOLVERS[solver]().get_params()
+        ):
+            yield Ridge(solver=SOLVERS[solver](noise="gaussian"), random_state=0)
+
+
+_PURE_RIDGE_REASON = (
+    "pure epsilon-DP (Laplace) at epsilon=1 on 200 records: R^2 > 0.5 is out "
+    "of reach with default settings"
+)
+
+
+def _expected_failure(estimator, check_name):
+    """The reason a check is expected to fail for this estimator, or None."""
+    solver = estimator.solver
+    if not isinstance(solver, str):
+        return None
+    key = (solver, type(estimator).__name__, check_name)
+    if key in EXPECTED_FAILURES:
+        return EXPECTED_FAILURES[key]
+    if (
+        isinstance(estimator, Ridge)
+        and check_name == "check_regressors_train"
+        and SOLVERS[solver]().privacy_notion == "pure"
+    ):
+        return _PURE_RIDGE_REASON
+    return None
 
 
 @parametrize_with_checks(list(_estimators()))
 def test_sklearn_estimator_checks(estimator, check, request):
-    key = (estimator.solver, type(estimator).__name__, _check_name(check))
-    if key in EXPECTED_FAILURES:
-        request.applymarker(
-            pytest.mark.xfail(reason=EXPECTED_FAILURES[key], strict=True)
-        )
+    reason = _expected_failure(estimator, _check_name(check))
+    if reason is not None:
+        request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
     with np.errstate(all="ignore"):
         check(estimator)

@@ -19,7 +19,7 @@ from dpestim import (
     Ridge,
 )
 from dpestim.privacy import compute_epsilon
-from dpestim.solvers import DPSGD
+from dpestim.solvers import DPGD, DPSGD
 
 
 @pytest.fixture
@@ -85,7 +85,11 @@ def test_dp_event_is_what_ran(Xy):
     assert clf.noise_multiplier_ == 1.5
     assert clf.epsilon_ == compute_epsilon(expected, 1e-5)
     gd = LogisticRegression(
-        epsilon=None, noise_multiplier=1.5, classes=[0, 1], solver="dp-gd", max_iter=7
+        epsilon=None,
+        noise_multiplier=1.5,
+        classes=[0, 1],
+        solver=DPGD(noise="gaussian"),
+        max_iter=7,
     ).fit(X, y)
     assert gd.dp_event_ == dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(1.5), 7)
 

@@ -36,9 +36,15 @@ import pytest
 import scipy.sparse as sp
 from twins import make_targets
 
-from dpestim._kernels import clipped_grad_sum, clipped_grad_sum_csr
+from dpestim._kernels import (
+    clipped_grad_sum,
+    clipped_grad_sum_csr,
+    l1_clipped_grad_sum,
+    l1_clipped_grad_sum_csr,
+)
 from dpestim.losses import LOSS_NAMES, MULTINOMIAL, SQUARED
-from dpestim.solvers import DPSGD, SOLVERS, ERMPlan
+from dpestim.solvers import DPSGD, SOLVERS, AcceleratedSolver, ERMPlan
+from dpestim.solvers.accelerated import _row_norms
 from dpestim.solvers.dp_sgd import _row_sq_norms
 
 _CODES = {name: code for code, name in LOSS_NAMES.items()}
@@ -66,8 +72,38 @@ def clipped_sum_probe(solver, plan, rng):
     return statistic, 2, plan.clip_norm
 
 
+def l1_clipped_sum_probe(solver, plan, rng):
+    """Probe of the accelerated family: L1-clipped sum (Laplace) or the L2 one.
+
+    Under replacement of one record (their neighbouring relation) the L1
+    sensitivity of the Laplace statistic is ``2 clip_norm``.
+    """
+    if not solver._laplace():
+        statistic, order, bound = clipped_sum_probe(solver, plan, rng)
+        return statistic, order, 2 * bound  # replace-one
+    scale = rng.choice([0.1, 1.0, 10.0, 1e3])
+    W = scale * rng.normal(size=(plan.n_outputs, plan.n_features))
+    b = scale * rng.normal(size=plan.n_outputs)
+
+    def statistic(X, Y):
+        K, d = W.shape
+        G, g0, z, dz = np.zeros((K, d)), np.zeros(K), np.empty(K), np.empty(K)
+        rows = np.arange(Y.shape[0], dtype=np.int64)
+        l1 = _row_norms(X, True)
+        args = (Y, rows, Y.shape[0], W, b, plan.loss, plan.clip_norm, l1)
+        if sp.issparse(X):
+            l1_clipped_grad_sum_csr(
+                X.data, X.indices, X.indptr, *args, plan.fit_intercept, G, g0, z, dz
+            )
+        else:
+            l1_clipped_grad_sum(X, *args, plan.fit_intercept, G, g0, z, dz)
+        return np.concatenate([G.ravel(), g0 if plan.fit_intercept else []])
+
+    return statistic, 1, 2 * plan.clip_norm
+
+
 #: Solver class -> probe, for solvers without a ``sensitivity_probe`` method.
-PROBES = {DPSGD: clipped_sum_probe}
+PROBES = {DPSGD: clipped_sum_probe, AcceleratedSolver: l1_clipped_sum_probe}
 
 #: Solver registry name -> "test module:function" of its own brute-force
 #: sensitivity test on random neighbouring datasets.
