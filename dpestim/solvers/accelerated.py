@@ -532,7 +532,7 @@ class AcceleratedSolver(BaseSolver):
             const = (
                 0.0
                 if math.isinf(total)
-                else d * (2 * plan.clip_norm) ** 2 / (n**2 * total**2)
+                else d * (2 * plan.clip_norm / (n * total)) ** 2
             )
             power = 3
         else:

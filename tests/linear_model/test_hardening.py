@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from dpestim import LinearSVC, LogisticRegression, PrivacyBudgetWarning, Ridge
-from dpestim.solvers import SOLVERS
+from dpestim.solvers import SOLVERS, resolve_solver
 
 SETTINGS = settings(
     max_examples=25,
@@ -159,8 +159,17 @@ def test_delta_above_one_over_n_warns_and_is_reported(solver, make):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(50, 3))
     y = (X[:, 0] > 0).astype(int)
+    est = make(solver=solver, delta=0.05, random_state=0)
+    if resolve_solver(solver).guarantee_delta(0.05) == 0:
+        # Pure epsilon-DP (Laplace): the guarantee holds with delta = 0, so the
+        # user's delta is not used and nothing is warned.
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", PrivacyBudgetWarning)
+            model = est.fit(X, y)
+        assert model.delta_ == 0
+        return
     with pytest.warns(PrivacyBudgetWarning, match="1/n_samples"):
-        model = make(solver=solver, delta=0.05, random_state=0).fit(X, y)
+        model = est.fit(X, y)
     assert any("PrivacyBudgetWarning" in w for w in model.privacy_report().warnings)
 
 
