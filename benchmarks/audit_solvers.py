@@ -54,6 +54,14 @@ def audit_data(seed=0):
     return X, y_class, y_reg
 
 
+_STRONGLY_CONVEX_ALPHA = 1e-2
+
+
+def _needs_strong_convexity(solver):
+    name = solver if isinstance(solver, str) else solver.name
+    return name in {"dp-hb", "dp-nag", "dp-nag-opt", "dp-masg", "dp-masg-opt"}
+
+
 def estimators(solver, *, full_batch=False):
     """(label, estimator, target kind) for every loss the solver supports."""
     supported = (
@@ -68,7 +76,9 @@ def estimators(solver, *, full_batch=False):
         max_iter=2,
         batch_size=10 * N if full_batch else 16,  # same n_steps for n and n + 1
         learning_rate=0.5,
-        alpha=0.0,
+        # Momentum solvers set their step from public smoothness and strong
+        # convexity and need mu = alpha > 0; a small public penalty for them.
+        alpha=_STRONGLY_CONVEX_ALPHA if _needs_strong_convexity(solver) else 0.0,
     )
     candidates = [
         ("LogisticRegression", LogisticRegression(classes=[0, 1], **common), "class"),
