@@ -86,9 +86,11 @@ def compute_epsilon(event, delta, accountant="rdp", neighbouring="add_or_remove_
     try:
         key = (event, float(delta), accountant, neighbouring)
         hash(key)
-    except TypeError:  # an event holding unhashable parameters: no caching
-        key = None
-    if key is not None and key in _epsilon_cache:
+    except TypeError:
+        # Events holding lists (ComposedDpEvent) are unhashable; their repr
+        # is exact (dataclass fields, floats printed round-trip) and serves.
+        key = (repr(event), float(delta), accountant, neighbouring)
+    if key in _epsilon_cache:
         _epsilon_cache.move_to_end(key)
         return _epsilon_cache[key]
     acc = make_accountant(accountant, neighbouring)
@@ -101,10 +103,9 @@ def compute_epsilon(event, delta, accountant="rdp", neighbouring="add_or_remove_
         # noise multiplier of 1e-190, whose square is 0): no finite epsilon
         # can be certified, and inf is the honest upper bound.
         epsilon = math.inf
-    if key is not None:
-        _epsilon_cache[key] = epsilon
-        if len(_epsilon_cache) > _CACHE_SIZE:
-            _epsilon_cache.popitem(last=False)
+    _epsilon_cache[key] = epsilon
+    if len(_epsilon_cache) > _CACHE_SIZE:
+        _epsilon_cache.popitem(last=False)
     return epsilon
 
 

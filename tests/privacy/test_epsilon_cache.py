@@ -37,3 +37,22 @@ def test_underflowing_noise_gives_infinite_epsilon_not_a_crash():
         3,
     )
     assert compute_epsilon(event, 1e-5) == float("inf")
+
+
+def test_composed_events_are_cached_by_their_exact_repr():
+    import dp_accounting
+
+    from dpestim.privacy import accounting, compute_epsilon
+
+    def event(sigma):
+        return dp_accounting.ComposedDpEvent(
+            [dp_accounting.GaussianDpEvent(sigma), dp_accounting.GaussianDpEvent(2.0)]
+        )
+
+    first = compute_epsilon(event(1.0), 1e-5)
+    assert compute_epsilon(event(1.0), 1e-5) == first
+    assert (repr(event(1.0)), 1e-5, "rdp", "add_or_remove_one") in (
+        accounting._epsilon_cache
+    )
+    # a different noise is a different key, not a stale hit
+    assert compute_epsilon(event(3.0), 1e-5) < first
