@@ -59,7 +59,15 @@ _STRONGLY_CONVEX_ALPHA = 1e-2
 
 def _needs_strong_convexity(solver):
     name = solver if isinstance(solver, str) else solver.name
-    return name in {"dp-hb", "dp-nag", "dp-nag-opt", "dp-masg", "dp-masg-opt"}
+    return name in {
+        "dp-hb",
+        "dp-nag",
+        "dp-nag-opt",
+        "dp-masg",
+        "dp-masg-opt",
+        "dp-scd",
+        "seq-dp-scd",
+    }
 
 
 def estimators(solver, *, full_batch=False):
@@ -76,8 +84,9 @@ def estimators(solver, *, full_batch=False):
         max_iter=2,
         batch_size=10 * N if full_batch else 16,  # same n_steps for n and n + 1
         learning_rate=0.5,
-        # Momentum solvers set their step from public smoothness and strong
-        # convexity and need mu = alpha > 0; a small public penalty for them.
+        # Momentum solvers (step from public smoothness and strong convexity)
+        # and dual coordinate descent (dual defined through alpha) need
+        # alpha > 0; a small public penalty for them.
         alpha=_STRONGLY_CONVEX_ALPHA if _needs_strong_convexity(solver) else 0.0,
     )
     candidates = [
