@@ -30,6 +30,7 @@ solver with none of these fails that test.
 """
 
 import importlib
+import zlib
 
 import numpy as np
 import pytest
@@ -217,12 +218,13 @@ def test_released_statistic_moves_by_at_most_the_assumed_sensitivity(
         pytest.fail(f"no sensitivity probe for {name}")
     if sparse and not solver.accepts_sparse:
         pytest.skip(f"{name} does not accept sparse input")
-    rng = np.random.default_rng(abs(hash((name, loss, sparse))) % 2**32)
+    # A stable seed: hash() of a str changes with PYTHONHASHSEED per process.
+    rng = np.random.default_rng(zlib.crc32(f"{name}/{loss}/{sparse}".encode()))
     ratio = max_sensitivity_ratio(solver, _CODES[loss], rng, sparse=sparse)
     assert ratio <= 1 + 1e-9, f"{name}/{loss}: a step moved by {ratio:.4g} x bound"
     # The random datasets reach the bound (clipping active), so the check is
-    # not vacuous.
-    assert ratio > 0.5
+    # not vacuous (0.5: one neighbour's gradient clipped, the other's zero).
+    assert ratio > 0.45
 
 
 def test_check_catches_a_probe_without_clipping():
