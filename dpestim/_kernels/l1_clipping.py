@@ -11,18 +11,7 @@ data-independent: replacing one example changes the returned sum by at most
 
 import numba
 
-from ..losses import dloss
-
-
-@numba.njit(cache=True)
-def _l1_clip_scale(dz, row_l1_norm, fit_intercept, clip_norm):
-    s = 0.0
-    for k in range(dz.shape[0]):
-        s += abs(dz[k])
-    norm = s * (row_l1_norm + (1.0 if fit_intercept else 0.0))
-    if norm > clip_norm:
-        return clip_norm / norm
-    return 1.0
+from .clipping import csr_clipped_sum, dense_clipped_sum
 
 
 @numba.njit(cache=True)
@@ -49,23 +38,10 @@ def l1_clipped_grad_sum(
     (coefficients and intercept together) and ``row_l1_norms[i]`` is
     ``||x_i||_1``.
     """
-    K, d = W.shape
-    for r in range(n_rows):
-        i = rows[r]
-        for k in range(K):
-            acc = b[k]
-            for j in range(d):
-                acc += X[i, j] * W[k, j]
-            z[k] = acc
-        dloss(loss, z, Y[i], dz)
-        s = _l1_clip_scale(dz, row_l1_norms[i], fit_intercept, clip_norm)
-        for k in range(K):
-            c = s * dz[k]
-            if c != 0.0:
-                for j in range(d):
-                    G[k, j] += c * X[i, j]
-                if fit_intercept:
-                    g0[k] += c
+    dense_clipped_sum(
+        X, Y, rows, n_rows, W, b, loss, clip_norm, row_l1_norms, fit_intercept,
+        G, g0, z, dz, True,
+    )  # fmt: skip
 
 
 @numba.njit(cache=True)
@@ -89,21 +65,7 @@ def l1_clipped_grad_sum_csr(
 ):
     """CSR twin of :func:`l1_clipped_grad_sum`; ``X`` given as ``(data,
     indices, indptr)``."""
-    K = W.shape[0]
-    for r in range(n_rows):
-        i = rows[r]
-        start, end = indptr[i], indptr[i + 1]
-        for k in range(K):
-            acc = b[k]
-            for p in range(start, end):
-                acc += data[p] * W[k, indices[p]]
-            z[k] = acc
-        dloss(loss, z, Y[i], dz)
-        s = _l1_clip_scale(dz, row_l1_norms[i], fit_intercept, clip_norm)
-        for k in range(K):
-            c = s * dz[k]
-            if c != 0.0:
-                for p in range(start, end):
-                    G[k, indices[p]] += c * data[p]
-                if fit_intercept:
-                    g0[k] += c
+    csr_clipped_sum(
+        data, indices, indptr, Y, rows, n_rows, W, b, loss, clip_norm,
+        row_l1_norms, fit_intercept, G, g0, z, dz, True,
+    )  # fmt: skip
