@@ -76,7 +76,7 @@ def fit(task):
         "sample_rate": min(1.0, int(task["batch_size"]) / len(X)),
         "test_accuracy": acc,
         "epsilon": float(model.epsilon_),
-        "accountant": "dpestim rdp (dp_accounting)",
+        "accountant": "dpestim " + model.privacy_report().accountant,
         "rss_after_data_mib": rss_data,
         "peak_rss_training_mib": peak_train,
         "data_digest": data_digest,

@@ -259,7 +259,19 @@ default=None
             noise_multiplier=math.nan,
             clip_norm=math.nan,
             neighbouring=solver.neighbouring,
-            accountant="whitehouse-filter (closed form, spec 001 section 4.3)",
+            accountant="Whitehouse et al. filter (closed form, spec 001 section "
+            "4.3; not dp_accounting)",
+            noise=(
+                "none added: privacy comes from sampling vertices of the "
+                "iterates (exponential mechanism), see dp_params_"
+                + (
+                    "; Laplace noise on the histogram of group counts"
+                    if estimate
+                    else ""
+                )
+                if private
+                else "none (epsilon = inf: not private)"
+            ),
             epsilon=self.epsilon_,
             delta=delta,
             dp_event=result.dp_event,

@@ -26,6 +26,7 @@ class PrivacyReport:
     delta: float
     dp_event: object
     composition: str = ""
+    noise: str = ""
     n_samples_public: bool = True
     warnings: tuple = field(default_factory=tuple)
 
@@ -48,9 +49,13 @@ class PrivacyReport:
             f"  sampling    : {self.sampling}",
             f"  steps       : {self.n_steps}",
             f"  composition : {self.composition}",
-            f"  noise       : noise multiplier {self.noise_multiplier:.6g} "
-            f"x clip norm {self.clip_norm:.6g}",
-            f"  accountant  : {self.accountant} (dp_accounting)",
+            "  noise       : "
+            + (
+                self.noise
+                or f"noise multiplier {self.noise_multiplier:.6g} "
+                f"x clip norm {self.clip_norm:.6g}"
+            ),
+            f"  accountant  : {self.accountant}",
             "  public      : the number of training records n"
             + (" (sets sampling rate and step count)" if self.n_samples_public else ""),
             f"  DpEvent     : {self.dp_event!r}",

@@ -604,6 +604,33 @@ class AcceleratedSolver(BaseSolver):
             f"norm {plan.clip_norm:g} (coefficients and intercept together)"
         )
 
+    def added_noise(self, noise_multiplier, plan):
+        if not noise_multiplier > 0:
+            return super().added_noise(noise_multiplier, plan)
+        laplace = self._laplace()
+        kind, what = ("Laplace", "scale") if laplace else ("Gaussian", "std")
+        unit = (2.0 if laplace else 1.0) * plan.clip_norm
+        unit_text = f"{'2 x ' if laplace else ''}clip norm {plan.clip_norm:.6g}"
+        _, nms, _ = self.noise_schedule(noise_multiplier, plan)
+        if not self.optimise_budget:
+            return (
+                f"{kind}, {what} noise multiplier {noise_multiplier:.6g} x "
+                f"{unit_text} = {noise_multiplier * unit:.6g} per coordinate"
+            )
+        return (
+            f"{kind}, per-iteration {what} iteration_noise_multipliers_[t] x "
+            f"{unit_text}, from {nms.min() * unit:.6g} to {nms.max() * unit:.6g} "
+            "per coordinate (larger early)"
+        )
+
+    def accounting(self, accountant):
+        if self._laplace():
+            return (
+                "closed form (pure epsilon-DP: amplification by sampling "
+                "without replacement, basic composition; not dp_accounting)"
+            )
+        return super().accounting(accountant)
+
     def sampling(self, plan):
         n, m = plan.n_samples, self._batch(plan)
         if m >= n:

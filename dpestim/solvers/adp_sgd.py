@@ -225,6 +225,17 @@ class _AdaptiveNoiseSGD(DPSGD):
             events.append(SelfComposedDpEvent(step, int(count)))
         return events[0] if len(events) == 1 else ComposedDpEvent(events)
 
+    def added_noise(self, noise_multiplier, plan):
+        if not noise_multiplier > 0:
+            return super().added_noise(noise_multiplier, plan)
+        alpha = self.noise_scales(plan) * noise_multiplier * plan.clip_norm
+        return (
+            f"Gaussian, standard deviation at step t noise multiplier "
+            f"{noise_multiplier:.6g} x alpha_t x clip norm {plan.clip_norm:.6g}, "
+            f"from {alpha.min():.6g} to {alpha.max():.6g} per coordinate "
+            "(noise_multipliers_ holds noise multiplier x alpha_t)"
+        )
+
     def composition(self, plan):
         alpha = self.noise_scales(plan)
         n_levels = np.unique(alpha).size

@@ -197,6 +197,31 @@ class BaseSolver(BaseEstimator):
         """One line describing the mechanism, for the privacy report."""
         raise NotImplementedError
 
+    def added_noise(self, noise_multiplier, plan):
+        """One line stating the noise actually added, for the privacy report.
+
+        The default is the Gaussian noise of the clipped-gradient solvers:
+        standard deviation ``noise_multiplier * clip_norm`` per coordinate.
+        Solvers whose noise is scaled otherwise (another sensitivity,
+        Laplace, per-step schedules, no added noise) override this.
+        """
+        if not noise_multiplier > 0:
+            return "none (noise multiplier 0: not private)"
+        std = noise_multiplier * plan.clip_norm
+        return (
+            f"Gaussian, standard deviation noise multiplier {noise_multiplier:.6g} "
+            f"x clip norm {plan.clip_norm:.6g} = {std:.6g} per coordinate"
+        )
+
+    def accounting(self, accountant):
+        """One line naming what computed epsilon, for the privacy report.
+
+        ``accountant`` is the estimator's setting (``"rdp"`` or ``"pld"``);
+        solvers whose epsilon comes from a closed form, not from
+        ``dp_accounting``, override this.
+        """
+        return f"{accountant} (dp_accounting)"
+
     def composition(self, plan):
         """One line describing how the steps compose, for the privacy report."""
         return (

@@ -376,6 +376,16 @@ class DPSCD(BaseSolver):
     def sampling(self, plan):
         return DPSGD.sampling(self, plan)  # the same Poisson sampling
 
+    def added_noise(self, noise_multiplier, plan):
+        std = self._noise_std(noise_multiplier, plan)
+        if std == 0.0:
+            return super().added_noise(noise_multiplier, plan)
+        return (
+            f"Gaussian, standard deviation noise multiplier {noise_multiplier:.6g} "
+            f"x L2 sensitivity {self.sensitivity(plan):.6g} = {std:.6g} per "
+            "coordinate (noise_std_)"
+        )
+
     def composition(self, plan):
         T, K = self.steps_per_output(plan), plan.n_outputs
         if K == 1:

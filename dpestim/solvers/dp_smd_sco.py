@@ -194,6 +194,17 @@ class DPSMDSCO(BaseSolver):
     def spent_epsilon(self, event, delta, *, accountant):
         return event_epsilon(event, delta)
 
+    def added_noise(self, noise_multiplier, plan):
+        if not noise_multiplier > 0:
+            return super().added_noise(noise_multiplier, plan)
+        return (
+            "none added: each vertex sample is an exponential mechanism of "
+            f"epsilon 1 / noise multiplier = {1.0 / noise_multiplier:.6g}"
+        )
+
+    def accounting(self, accountant):
+        return "Whitehouse et al. filter (closed form; not dp_accounting)"
+
     def mechanism(self, plan):
         return (
             "exponential mechanism: vertex samples of entropic mirror-descent "

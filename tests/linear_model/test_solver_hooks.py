@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dpestim import LogisticRegression
-from dpestim.solvers import DPSGD, SolverResult
+from dpestim.solvers import DPSGD, SOLVERS, SolverResult
 
 
 class _WithAttributes(DPSGD):
@@ -43,3 +43,43 @@ def test_attribute_names_must_end_with_underscore():
             noise_multiplier=0.0,
             attributes={"bad": 1},
         )
+
+
+def _std_in(line):
+    """The number after the last '=' of a report's noise line."""
+    return float(line.rsplit("=", 1)[1].split()[0])
+
+
+@pytest.mark.parametrize("name", sorted(SOLVERS))
+def test_report_states_the_noise_actually_added_and_who_accounted(name):
+    """The noise and accountant lines follow the solver, not a Gaussian default."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 3)) / 3
+    y = (X[:, 0] > 0).astype(int)
+    clf = LogisticRegression(
+        classes=[0, 1], solver=name, max_iter=3, epsilon=2.0, random_state=0
+    ).fit(X, y)
+    report = clf.privacy_report()
+    solver = clf.solver_
+    pure = solver.privacy_notion == "pure"
+    assert ("Laplace" in report.noise) == pure
+    closed_form = pure or name == "dp-smd-sco"
+    assert ("not dp_accounting" in report.accountant) == closed_form
+    assert report.accountant.endswith("(dp_accounting)") != closed_form
+    assert f"noise       : {report.noise}" in str(report)
+    if name in ("dp-sgd", "dp-lssgd"):
+        expected = clf.noise_multiplier_ * clf.clip_norm
+        assert _std_in(report.noise) == pytest.approx(expected, rel=1e-5)
+    if name in ("dp-scd", "seq-dp-scd"):  # noise scaled by its own sensitivity
+        assert _std_in(report.noise) == pytest.approx(clf.noise_std_, rel=1e-5)
+    if name in ("dp-gd", "dp-hb", "dp-nag", "dp-masg"):  # Laplace scale 2 C nm
+        expected = 2 * clf.clip_norm * clf.noise_multiplier_
+        assert _std_in(report.noise) == pytest.approx(expected, rel=1e-5)
+
+
+def test_report_of_a_non_private_fit_says_no_noise():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(100, 2))
+    y = (X[:, 0] > 0).astype(int)
+    clf = LogisticRegression(classes=[0, 1], epsilon=np.inf, max_iter=1).fit(X, y)
+    assert clf.privacy_report().noise.startswith("none")
