@@ -170,3 +170,20 @@ def test_sensitivity_on_random_neighbouring_datasets(loss, sparse):
         assert diff <= clip * (1 + 1e-9)
     # The bound is attained (records with large gradients are clipped to it).
     assert worst > 0.99
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_dense_kernel_blocks_match_numpy_twin(loss):
+    """Batches spanning several 128-row blocks (repeated rows included)."""
+    rng = np.random.default_rng(4)
+    n, d, K = 400, 7, 3 if loss == MULTINOMIAL else 1
+    X = rng.normal(size=(n, d)) * rng.choice([1e-3, 1.0, 30.0], size=(n, 1))
+    Y = make_targets(loss, n, K, rng)
+    W, b = rng.normal(size=(K, d)), rng.normal(size=K)
+    for m in (1, 127, 128, 129, 300, 700):
+        rows = rng.integers(n, size=m)
+        for fit_intercept in (True, False):
+            G, g0 = _kernel_sum(X, Y, rows, W, b, loss, 1.0, fit_intercept)
+            ref = np_clipped_grad_sum(X, Y, rows, W, b, loss, 1.0, fit_intercept)
+            np.testing.assert_allclose(G, ref[0], rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(g0, ref[1], rtol=1e-10, atol=1e-12)
