@@ -321,6 +321,12 @@ def audit_estimator(
     of trials (about ``log(n_trials)``). It costs ``2 * n_trials`` fits;
     noise calibration and accounting are cached, so each fit costs only the
     optimisation itself.
+
+    The two datasets differ by *adding* the canary, the add/remove-one
+    relation. For solvers accounted under replace-one neighbours
+    (``solver.neighbouring == "replace_one"``: the Laplace solvers,
+    dp-smd-sco, the saddle solvers) this is not their accounted relation, so the
+    comparison with the reported epsilon is indicative only.
     """
     if not isinstance(n_trials, int | np.integer) or n_trials < 4:
         raise ValueError(f"n_trials must be an integer >= 4, got {n_trials!r}.")

@@ -165,14 +165,18 @@ def scd_loop(
         Dual variables and shared vector, updated in place.
     rng : numpy.random.Generator
         Draw order per step: the Poisson sample, (seq: the shuffle,) the
-        noise on ``alpha_B`` in batch order (over the whole sample, before
-        any truncation), the noise on ``v``.
+        noise on the dual variables (DP-SCD: after the updates, on
+        ``alpha_B`` in batch order, over the whole sample before any
+        truncation; seq: before each processed record is read, the summed
+        noise it is owed), the noise on ``v``.
     """
     n = y.shape[0]
     d = v.shape[0]
     rows = np.empty(n, dtype=np.int64)
     zeta = np.empty(n)
-    for _ in range(n_steps):
+    # seq: alpha[j] has received the end-of-step noise of steps < owed_from[j]
+    owed_from = np.zeros(n, dtype=np.int64)
+    for t in range(n_steps):
         sampled = poisson_sample(rng, n, q, rows)
         mb = sampled
         if sequential:
@@ -182,6 +186,11 @@ def scd_loop(
             mb = min(mb, cap)
         for p in range(mb):
             j = rows[p]
+            if sequential and noise_std > 0.0 and owed_from[j] < t:
+                # the noise of every step since alpha[j] was last read, summed
+                owed = t - owed_from[j]
+                alpha[j] += noise_std * math.sqrt(owed) * rng.standard_normal()
+                owed_from[j] = t
             z = 0.0
             sq = sq_norms[j]
             if sq > 0.0:
@@ -200,10 +209,14 @@ def scd_loop(
                 alpha[j] += zeta[p]
                 _col_axpy(Xt, data, indices, indptr, sparse, j, zeta[p], v)
         if noise_std > 0.0:
-            # noise on every sampled coordinate, also those a truncation left
-            # out, so that neighbouring runs noise the same coordinates but k
-            for p in range(sampled):
-                alpha[rows[p]] += noise_std * rng.standard_normal()
+            if not sequential:
+                # noise on every sampled coordinate, also those a truncation
+                # left out, so that neighbouring runs noise the same
+                # coordinates but k
+                for p in range(sampled):
+                    alpha[rows[p]] += noise_std * rng.standard_normal()
+            # seq: every dual variable gets this step's noise too, drawn
+            # lazily (summed) when it is next read; see SeqDPSCD
             for f in range(d):
                 v[f] += noise_std * rng.standard_normal()
 
@@ -295,6 +308,8 @@ class DPSCD(BaseSolver):
     """
 
     name = "dp-scd"
+    #: Which dual variables get noise in every step (for the report).
+    _noised_duals = "the sampled dual variables"
     #: Rows of scikit-learn's X (= columns of the paper's X^T): C order / CSR.
     data_order = "C"
     supported_losses = frozenset(
@@ -366,8 +381,8 @@ class DPSCD(BaseSolver):
 
     def mechanism(self, plan):
         return (
-            "Gaussian noise on the shared vector v (and the sampled dual "
-            f"variables) of dual coordinate updates clipped to |zeta| <= "
+            f"Gaussian noise on the shared vector v (and {self._noised_duals}) "
+            f"of dual coordinate updates clipped to |zeta| <= "
             f"C/max(1, ||x||), C={self.clip_bound(plan):.4g}; L2 sensitivity "
             f"{self.sensitivity(plan):.4g} per step; only coef = v/(alpha n) is "
             "released"
@@ -457,10 +472,25 @@ class SeqDPSCD(DPSCD):
     most ``L - 1`` later ones (``<= 2C``) and may push out the last one
     (``<= C``), in ``alpha_B`` and in ``v``, which gives the paper's bound
     ``2 C sqrt(L (L + 1))`` (Lemma 5). Noise of standard deviation
-    ``noise_multiplier * 2 C sqrt(L (L + 1))`` is added to ``v`` and to the
-    dual variables of the whole Poisson sample (also those the truncation
-    left out, so that neighbouring runs noise the same coordinates except the
-    added record's); the event has the same form as :class:`DPSCD`'s.
+    ``noise_multiplier * 2 C sqrt(L (L + 1))`` is added to ``v`` and to
+    **every** dual variable in every step; the event has the same form as
+    :class:`DPSCD`'s (add/remove-one).
+
+    Why every dual variable: a record changes the dual variables of the later
+    records of its batch, which later steps read, so dp-scd's argument (only
+    ``v`` matters, the other updates do not depend on the record) fails
+    (even with ``L = 1``, a record can push another out of the truncated
+    batch). The argument instead treats the noisy ``(alpha, v)`` of each step
+    as released, which makes the state post-processing. Noising only the sampled
+    coordinates (the paper) would then release *which* records were sampled,
+    and a record's presence in the batch has probability ``q`` with it and 0
+    without it, so that release is not private under add/remove-one.
+    Noising all ``n`` coordinates hides the batch; with the record absent its
+    dual variable is a pure-noise coordinate that the neighbouring run can
+    simulate. The noise a dual variable accumulates between two reads is a
+    sum of Gaussians, drawn as one when it is next read (the same law as
+    noising all ``n`` coordinates every step, at the cost of the batch); the
+    dual variables are noisier than in the paper's baseline.
 
     Parameters
     ----------
@@ -470,6 +500,7 @@ class SeqDPSCD(DPSCD):
 
     name = "seq-dp-scd"
     _sequential = True
+    _noised_duals = "every dual variable"
 
     def sigma_prime(self, plan):
         return 1.0

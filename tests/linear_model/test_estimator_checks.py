@@ -28,7 +28,6 @@ EXPECTED_FAILURES = {
         )
         for est, check in (
             ("LogisticRegression", "check_classifiers_train"),
-            ("LinearSVC", "check_classifiers_train"),
             ("Ridge", "check_regressors_train"),
         )
     },

@@ -79,7 +79,8 @@ def np_scd(X, y, loss, lam_n, sigma_prime, C, std, q, n_steps, sequential, cap, 
     """NumPy twin of ``scd_loop`` drawing from ``rng`` in the same order."""
     n, d = X.shape
     a, v = np.zeros(n), np.zeros(d)
-    for _ in range(n_steps):
+    owed_from = np.zeros(n, dtype=int)  # seq: lazy per-coordinate noise
+    for t in range(n_steps):
         sampled = np_poisson_sample(rng, n, q)
         if sequential:
             sampled = sampled.copy()
@@ -87,12 +88,18 @@ def np_scd(X, y, loss, lam_n, sigma_prime, C, std, q, n_steps, sequential, cap, 
                 k = int(rng.random() * (i + 1))
                 sampled[i], sampled[k] = sampled[k], sampled[i]
         rows = sampled[:cap]
+        if sequential and std > 0:  # the noise owed since the last read
+            for j in rows:
+                if owed_from[j] < t:
+                    a[j] += std * math.sqrt(t - owed_from[j]) * rng.standard_normal()
+                    owed_from[j] = t
         a, v = np_batch_update(
             X, y, loss, a, v, rows, lam_n, sigma_prime, C, sequential
         )
         if std > 0:
-            for j in sampled:  # noise on the whole sample, before truncation
-                a[j] += std * rng.standard_normal()
+            if not sequential:  # the whole sample, before truncation
+                for j in sampled:
+                    a[j] += std * rng.standard_normal()
             v = v + std * np.array([rng.standard_normal() for _ in range(d)])
     return a, v
 
@@ -449,6 +456,29 @@ def test_noise_std_is_multiplier_times_sensitivity(solver_cls):
     expected = 1.7 * S * math.sqrt(T)
     assert abs(draws.std() / expected - 1) < 0.03  # 2000 draws: ~1.6% rel. s.e.
     assert abs(draws.mean()) < 4 * expected / math.sqrt(draws.size)
+
+
+def test_seq_dual_noise_is_one_draw_per_step_summed_lazily():
+    """seq: every dual variable gets the noise of every step, sampled or not
+    (drawn, summed, when it is next read). A zero record sampled with
+    probability q in each of T steps holds, after its last read at step m,
+    the noise of the m steps before it: E[alpha^2] = std^2 E[m]."""
+    T, q, std = 50, 0.2, 1.5
+    finals = []
+    for seed in range(2000):
+        a, v = np.zeros(1), np.zeros(1)
+        scd_loop(
+            np.zeros((1, 1)), np.empty(0), np.empty(0, np.int32),
+            np.empty(0, np.int32), False, np.ones(1), np.zeros(1), LOGISTIC,
+            1.0, 1.0, 1.0, std, q, T, True, 1, a, v,
+            np.random.default_rng(seed),
+        )  # fmt: skip
+        finals.append(a[0])
+    m = np.arange(T)
+    p_last = q * (1 - q) ** (T - 1 - m)  # P(last read at step m)
+    expected = std**2 * np.sum(m * p_last)  # about 45 std^2
+    # noising only the sampled steps would give q T std^2 = 10 std^2
+    assert abs(np.mean(np.square(finals)) / expected - 1) < 0.1
 
 
 def _max_step_change(X, y, loss, a, v, rows, k_pos, lam_n, sp_, C, seq, cap):
