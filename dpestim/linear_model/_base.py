@@ -242,7 +242,11 @@ class BaseDPLinearModel(BaseEstimator):
             clip_norm=plan.clip_norm,
             neighbouring=solver.neighbouring,
             accountant=solver.accounting(self.accountant),
-            noise=solver.added_noise(nm, plan),
+            noise=(
+                solver.added_noise(nm, plan)
+                if nm > 0
+                else "none (noise multiplier 0: not private)"
+            ),
             epsilon=epsilon,
             delta=self.delta_,
             dp_event=result.dp_event,

@@ -605,18 +605,16 @@ class AcceleratedSolver(BaseSolver):
         )
 
     def added_noise(self, noise_multiplier, plan):
-        if not noise_multiplier > 0:
-            return super().added_noise(noise_multiplier, plan)
         laplace = self._laplace()
         kind, what = ("Laplace", "scale") if laplace else ("Gaussian", "std")
         unit = (2.0 if laplace else 1.0) * plan.clip_norm
         unit_text = f"{'2 x ' if laplace else ''}clip norm {plan.clip_norm:.6g}"
-        _, nms, _ = self.noise_schedule(noise_multiplier, plan)
         if not self.optimise_budget:
             return (
                 f"{kind}, {what} noise multiplier {noise_multiplier:.6g} x "
                 f"{unit_text} = {noise_multiplier * unit:.6g} per coordinate"
             )
+        _, nms, _ = self.noise_schedule(noise_multiplier, plan)
         return (
             f"{kind}, per-iteration {what} iteration_noise_multipliers_[t] x "
             f"{unit_text}, from {nms.min() * unit:.6g} to {nms.max() * unit:.6g} "

@@ -226,8 +226,6 @@ class _AdaptiveNoiseSGD(DPSGD):
         return events[0] if len(events) == 1 else ComposedDpEvent(events)
 
     def added_noise(self, noise_multiplier, plan):
-        if not noise_multiplier > 0:
-            return super().added_noise(noise_multiplier, plan)
         alpha = self.noise_scales(plan) * noise_multiplier * plan.clip_norm
         return (
             f"Gaussian, standard deviation at step t noise multiplier "

@@ -203,10 +203,10 @@ class BaseSolver(BaseEstimator):
         The default is the Gaussian noise of the clipped-gradient solvers:
         standard deviation ``noise_multiplier * clip_norm`` per coordinate.
         Solvers whose noise is scaled otherwise (another sensitivity,
-        Laplace, per-step schedules, no added noise) override this.
+        Laplace, per-step schedules, no added noise) override this. Called
+        only with a positive noise multiplier (the estimator states a
+        noiseless fit itself).
         """
-        if not noise_multiplier > 0:
-            return "none (noise multiplier 0: not private)"
         std = noise_multiplier * plan.clip_norm
         return (
             f"Gaussian, standard deviation noise multiplier {noise_multiplier:.6g} "

@@ -393,8 +393,6 @@ class DPSCD(BaseSolver):
 
     def added_noise(self, noise_multiplier, plan):
         std = self._noise_std(noise_multiplier, plan)
-        if std == 0.0:
-            return super().added_noise(noise_multiplier, plan)
         return (
             f"Gaussian, standard deviation noise multiplier {noise_multiplier:.6g} "
             f"x L2 sensitivity {self.sensitivity(plan):.6g} = {std:.6g} per "

@@ -195,8 +195,6 @@ class DPSMDSCO(BaseSolver):
         return event_epsilon(event, delta)
 
     def added_noise(self, noise_multiplier, plan):
-        if not noise_multiplier > 0:
-            return super().added_noise(noise_multiplier, plan)
         return (
             "none added: each vertex sample is an exponential mechanism of "
             f"epsilon 1 / noise multiplier = {1.0 / noise_multiplier:.6g}"
