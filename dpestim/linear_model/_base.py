@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._distributed import as_blocked, prepare_blocked
 from ..exceptions import PrivacyBudgetWarning
 from ..privacy import ACCOUNTANTS, PrivacyReport
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, resolve_solver
@@ -179,9 +180,14 @@ class BaseDPLinearModel(BaseEstimator):
         self._fit_warnings = []
         solver = resolve_solver(self.solver)
         solver.check_loss(self._loss_name)
-        if sp.issparse(X) and not solver.accepts_sparse:
-            raise TypeError(f"solver={solver.name!r} does not support sparse input X.")
-        X, y = self._validate_X_y(X, y, **self._validate_kwargs)
+        if (blocked := as_blocked(X)) is not None:  # Dask, memmap, zarr
+            X, y = prepare_blocked(self, blocked, y, solver)
+        else:
+            if sp.issparse(X) and not solver.accepts_sparse:
+                raise TypeError(
+                    f"solver={solver.name!r} does not support sparse input X."
+                )
+            X, y = self._validate_X_y(X, y, **self._validate_kwargs)
         loss, Y = self._encode_targets(y)
         if not np.isfinite(np.einsum("ij,ij->i", Y, Y)).all():
             raise ValueError(

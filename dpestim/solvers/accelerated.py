@@ -466,6 +466,8 @@ class AcceleratedSolver(BaseSolver):
 
     privacy_notion = _ByNoise("pure", "approx")
     neighbouring = _ByNoise("replace_one", "add_or_remove_one")
+    #: Dask / out-of-core X: Gaussian only (Poisson sampling, L2 clipping).
+    supports_blocked_data = _ByNoise(False, True)
 
     def _laplace(self):
         if self.noise not in ("laplace", "gaussian"):

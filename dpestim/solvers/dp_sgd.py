@@ -290,6 +290,8 @@ class DPSGD(BaseSolver):
     """
 
     name = "dp-sgd"
+    #: The step is a clipped-gradient sum over rows: runs on Dask / out-of-core X.
+    supports_blocked_data = True
     supported_losses = frozenset(
         {"logistic", "squared", "hinge", "squared_hinge", "multinomial"}
     )
