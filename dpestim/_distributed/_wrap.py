@@ -103,7 +103,9 @@ def _dask_blocks(X, spec):
     if not isinstance(X, da.Array):  # DataFrame of numeric columns
         if not hasattr(X, "to_dask_array"):
             raise TypeError(f"Unsupported Dask collection for X: {type(X).__name__}.")
-        bad = [c for c, t in X.dtypes.items() if not np.issubdtype(t, np.number)]
+        from pandas.api.types import is_numeric_dtype
+
+        bad = [c for c, t in X.dtypes.items() if not is_numeric_dtype(t)]
         if bad:
             raise TypeError(f"X must have numeric columns only; got {bad[:5]}.")
         X = X.to_dask_array(lengths=True)
