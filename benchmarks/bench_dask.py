@@ -265,8 +265,10 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--store", default=str(RESULTS / "scratch" / "bench_dask.zarr"))
     ap.add_argument("--skip-memory-limit", action="store_true")
+    ap.add_argument("--reuse-store", action="store_true")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
+    sys.stdout.reconfigure(line_buffering=True)
     import logging
 
     logging.getLogger("absl").setLevel(logging.ERROR)
@@ -276,9 +278,13 @@ def main():
     path = Path(args.store)
     path.parent.mkdir(parents=True, exist_ok=True)
     t = time.perf_counter()
-    _, y = _write_store(path, args.rows, args.block)
-    np.save(path.with_suffix(".y.npy"), y)
-    print(f"wrote {args.rows} x {D} float32 store in {time.perf_counter() - t:.1f} s")
+    if not (args.reuse_store and path.exists()):
+        _, y = _write_store(path, args.rows, args.block)
+        np.save(path.with_suffix(".y.npy"), y)
+        print(
+            f"wrote {args.rows} x {D} float32 store in {time.perf_counter() - t:.1f} s"
+        )
+    out = RESULTS / f"bench_dask_{args.rows}.json"
     record = {
         "command": " ".join([Path(sys.executable).name] + sys.argv),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -292,6 +298,7 @@ def main():
         Client(cluster) as client,
     ):
         record["overhead"] = per_step_overhead(client, args.overhead_rows, args.repeats)
+        out.write_text(json.dumps(record, indent=1, default=str))
         for r in record["overhead"]:
             print(
                 f"batch {r['batch']:>8}: in memory {r['memory_ms']:8.2f} ms/step, "
@@ -301,6 +308,7 @@ def main():
             client, path, args.rows, args.block, args.steps, args.repeats
         )
         ooc = record["out_of_core"]
+        out.write_text(json.dumps(record, indent=1, default=str))
         print(
             f"full batch on {args.rows} x {D} float32 zarr: one process "
             f"{ooc['one_process']['s_per_epoch']:.2f} s/epoch, 2 workers "
@@ -314,11 +322,11 @@ def main():
         )
         print(record["larger_than_memory"])
     record["loadavg_end"] = os.getloadavg()
-    out = RESULTS / f"bench_dask_{args.rows}.json"
     out.write_text(json.dumps(record, indent=1, default=str))
     print(f"wrote {out}")
-    shutil.rmtree(path)
-    path.with_suffix(".y.npy").unlink()
+    if not args.reuse_store:
+        shutil.rmtree(path)
+        path.with_suffix(".y.npy").unlink()
 
 
 if __name__ == "__main__":
