@@ -12,6 +12,7 @@ import math
 from numbers import Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .base import SolverResult
 from .dp_sgd import DPSGD, noisy_gradient_descent
@@ -168,6 +169,13 @@ class DPLSSGD(DPSGD):
     """
 
     name = "dp-lssgd"
+    _parameter_constraints = {
+        # Past ~1e6 the smoothing is numerically the projection on the mean
+        # (1 - w^d loses all its digits near 1e32 d^2 and divides by zero).
+        "smoothing": [Interval(Real, 0, 1e6, closed="both")],
+        "schedule": [StrOptions(set(_SCHEDULES))],
+        "record_path": ["boolean"],
+    }
 
     def __init__(self, smoothing=0.5, schedule="constant", record_path=False):
         self.smoothing = smoothing

@@ -270,6 +270,24 @@ class DPSGD(BaseSolver):
         """Poisson sampling probability ``min(1, batch_size / n_samples)``."""
         return min(1.0, plan.batch_size / plan.n_samples)
 
+    #: How :meth:`max_step_size` is computed, for error messages.
+    _max_step_text = "learning_rate"
+
+    def max_step_size(self, plan):
+        """Largest step size of the run (public): ``learning_rate``."""
+        return plan.learning_rate
+
+    def check_plan(self, plan):
+        """Bounded steps, and a step size the penalty alone does not diverge at."""
+        super().check_plan(plan)
+        step = self.max_step_size(plan)
+        if step * plan.alpha >= 2.0:
+            raise ValueError(
+                f"solver={self.name!r}: {self._max_step_text} x alpha = {step:.4g} x "
+                f"{plan.alpha:.4g} must be < 2, else the penalty step alone "
+                "diverges; lower learning_rate or alpha."
+            )
+
     def n_steps(self, plan):
         return max(1, math.ceil(plan.max_iter / self.sampling_prob(plan) - 1e-9))
 
