@@ -30,6 +30,16 @@ from ..utils.fit_warnings import collect_fit_warnings, warn_in_fit
 
 #: Largest public Lipschitz constant: the step sizes scale with its inverse.
 _MAX_LIPSCHITZ = 1e200
+#: Parameters the Lipschitz constants depend on (named in errors).
+_BOUND_PARAMS = (
+    "l1_radius",
+    "feature_bound",
+    "target_bound",
+    "multiplier_bound",
+    "difference_bound",
+    "min_group_proportion",
+    "group_proportions",
+)
 
 __all__ = ["BaseMinimaxModel"]
 
@@ -112,7 +122,14 @@ class BaseMinimaxModel(BaseEstimator):
         """Public bound on the scores ``|theta . x|`` (and residuals)."""
         return float(self.l1_radius) * float(self.feature_bound)
 
-    def _check_public_bounds(self):
+    def _check_public_params(self):
+        """Checks of the public parameters that need more than their own
+        constraint; before any data is read."""
+        if self.groups is not None and len(np.atleast_1d(self.groups)) == 0:
+            raise ValueError("groups must list at least one group, got [].")
+        gp = self.group_proportions
+        if not isinstance(gp, str):
+            self._proportion_array(gp)
         bound = self._score_bound()
         if not bound <= MAX_SCORE_BOUND:
             names = "l1_radius * feature_bound" + (
@@ -135,8 +152,6 @@ class BaseMinimaxModel(BaseEstimator):
             groups = np.unique(a.astype(str))
         else:
             groups = np.unique(np.asarray(self.groups, dtype=object).astype(str))
-            if groups.shape[0] == 0:
-                raise ValueError("groups must list at least one group, got [].")
         codes = np.searchsorted(groups, a.astype(str))
         codes = np.minimum(codes, groups.shape[0] - 1)
         unknown = groups[codes] != a.astype(str)
@@ -165,17 +180,25 @@ class BaseMinimaxModel(BaseEstimator):
             )
             pi = np.clip(counts / cells.shape[0], floor, 1.0)
             return pi, floor
+        pi = self._proportion_array(gp, n_cells)
+        return pi, float(pi.min())
+
+    @staticmethod
+    def _proportion_array(gp, n_cells=None):
         try:
             pi = np.asarray(gp, dtype=float).ravel()
         except (TypeError, ValueError):
             pi = np.zeros(0)
-        if pi.shape[0] != n_cells or not np.all((pi > 0) & (pi <= 1)):
-            raise ValueError(
-                f"group_proportions must be 'uniform', 'private' or {n_cells} "
-                "public proportions in (0, 1] (one per cell, see the docstring); "
-                f"got {gp!r}."
+        ok = pi.shape[0] > 0 and np.all((pi > 0) & (pi <= 1))
+        if not ok or (n_cells is not None and pi.shape[0] != n_cells):
+            count = (
+                "one per cell" if n_cells is None else f"{n_cells} values, one per cell"
             )
-        return pi, float(pi.min())
+            raise ValueError(
+                "group_proportions must be 'uniform', 'private' or public "
+                f"proportions in (0, 1] ({count}, see the docstring); got {gp!r}."
+            )
+        return pi
 
     def _clip_X(self, X):
         b = float(self.feature_bound)
@@ -212,7 +235,7 @@ default=None
 
     def _fit_logged(self, X, y, sensitive_features, fit_warnings):
         solver = resolve_saddle_solver(self.solver, allowed=_LINEAR_SOLVERS)
-        self._check_public_bounds()
+        self._check_public_params()
         X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=False)
         n = X.shape[0]
         a = (
@@ -249,10 +272,10 @@ default=None
         if not all(0 < v <= _MAX_LIPSCHITZ for v in (L0, L1)) or not (
             0 <= L2 <= _MAX_LIPSCHITZ
         ):
+            names = [p for p in _BOUND_PARAMS if p in self.get_params()]
             raise ValueError(
-                f"The public Lipschitz constants ({L0:.3g}, {L1:.3g}, {L2:.3g}), "
-                "set by l1_radius, feature_bound, target_bound and the smallest group "
-                "proportion (min_group_proportion or group_proportions), exceed "
+                f"The public Lipschitz constants ({L0:.3g}, {L1:.3g}, {L2:.3g}), set "
+                f"by {', '.join(names)} (the smallest group proportion), exceed "
                 f"{_MAX_LIPSCHITZ:g}; raise min_group_proportion or lower the bounds."
             )
         dx, dy = problem.dims
@@ -353,7 +376,10 @@ _DOC_COMMON = """epsilon : float, default=1.0
     l1_radius : float, default=4.0
         ``R``: the coefficients (and the intercept, see ``fit_intercept``)
         are constrained to ``||theta||_1 <= R``. Public; enters the privacy
-        calibration.
+        calibration. ``R X_inf`` (plus ``target_bound`` for least squares)
+        bounds the scores and must be at most ``1e50``; the Lipschitz
+        constants it sets (divided by the smallest group proportion) must
+        stay below ``1e200``.
     feature_bound : float, default=1.0
         ``X_inf``: features are clipped to ``[-X_inf, X_inf]`` in ``fit`` and
         in prediction. Public; enters the privacy calibration.

@@ -830,7 +830,8 @@ _COMMON_DOC = """
     step_scale : float, default=1.0
         The paper's ``c``.
     coef_init : float, default=0.0
-        Data-independent initial value of every coefficient (and intercept).
+        Data-independent initial value of every coefficient (and intercept),
+        in ``[-1e6, 1e6]``.
     store_path : bool, default=False
         Keep every iterate as ``coef_path_`` / ``intercept_path_`` (released
         iterates: post-processing, no extra privacy cost).

@@ -154,7 +154,9 @@ class DPLSSGD(DPSGD):
     ----------
     smoothing : float, default=0.5
         Laplacian smoothing strength ``s >= 0`` (the paper's sigma). ``0`` is
-        dp-sgd, bit for bit for the same random state. The paper uses 1 to 3.
+        dp-sgd, bit for bit for the same random state. The paper uses 1 to 3;
+        at most ``1e6`` (beyond, the smoothing is numerically the projection
+        on the mean).
     schedule : {"constant", "inv_t_epoch"}, default="constant"
         Step size. ``"constant"``: the estimator's ``learning_rate`` at every
         step. ``"inv_t_epoch"``: ``learning_rate / (1 + e * m)`` during epoch

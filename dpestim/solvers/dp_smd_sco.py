@@ -51,14 +51,19 @@ class DPSMDSCO(BaseSolver):
     hinge; per-example derivatives are clamped to it), each vertex sample is
     ``eps0 = 4 tau L0 / B``-DP; ``m = K (floor(T / q) + q + 1)`` samples
     compose by the exact Whitehouse filter (closed form, not
-    ``dp_accounting``). The estimator's ``noise_multiplier`` is ``1 / eps0``.
+    ``dp_accounting``). The estimator's ``noise_multiplier`` is ``1 /
+    eps0``, the privacy cap on the per-sample epsilon; the event accounted
+    (``dp_event_``, ``epsilon_``) is that of the step size actually sampled
+    with, ``eps_per_sample = 4 tau L0 / B <= eps0`` (``dp_params_``), so a
+    step size below the cap reports the smaller epsilon it spends.
 
     Parameters
     ----------
     l1_radius : float, default=5.0
         ``R``, public.
     feature_bound : float, default=1.0
-        ``X``, public; features are clipped to it.
+        ``X``, public; features are clipped to it. ``R X`` bounds the scores
+        and must be at most ``1e50``.
     max_iter : int or None, default=None
         ``T``; ``None``: Theorem 4.2 (second-order regime)
         ``min(n, n eps / (ell sqrt(ln(1/delta))))``, ``n`` when non-private.

@@ -422,7 +422,10 @@ def test_all_estimators_fit_and_expose_schedules(est_cls, solver, binary_data):
         (ADPAdaGrad(b0_sq=-1.0), "'b0_sq' parameter of ADPAdaGrad must be"),
         (ADPAdaGrad(nu=0.0), "'nu' parameter of ADPAdaGrad must be"),
         (ADPAdaGrad(beta="x"), "'beta' parameter of ADPAdaGrad must be"),
-        (ADPAdaGrad(alpha_growth=np.nan), "'alpha_growth' parameter of ADPAdaGrad must be"),
+        (
+            ADPAdaGrad(alpha_growth=np.nan),
+            "'alpha_growth' parameter of ADPAdaGrad must be",
+        ),
         (ADPAdaGrad(debias="yes"), "'debias' parameter of ADPAdaGrad must be"),
         (ADPAdaGrad(noise_shape="constant", nu=-1.0), "'nu' parameter of ADPAdaGrad"),
     ],
