@@ -11,10 +11,12 @@ class CaseTimeout(Exception):
 
 @contextmanager
 def time_limit(seconds):
-    """Raise :class:`CaseTimeout` if the block runs longer than ``seconds``.
+    """Raise :class:`CaseTimeout` if the block uses more than ``seconds`` of CPU.
 
-    Uses ``SIGALRM`` (main thread, POSIX): a Python loop is interrupted; a
-    numba loop is interrupted when it returns, so the case still fails.
+    Process CPU time (``ITIMER_PROF``), not wall time, so that a machine
+    shared with other jobs does not fail a case. Main thread, POSIX only: a
+    Python loop is interrupted; a numba loop when it returns, so the case
+    still fails.
     """
     if not hasattr(signal, "setitimer") or threading.current_thread() is not (
         threading.main_thread()
@@ -25,13 +27,13 @@ def time_limit(seconds):
     def handler(signum, frame):
         raise CaseTimeout(f"case ran longer than {seconds} s")
 
-    old = signal.signal(signal.SIGALRM, handler)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    old = signal.signal(signal.SIGPROF, handler)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, old)
 
 
 def is_clean_error(exc):
