@@ -197,6 +197,9 @@ class BaseDPLinearModel(BaseEstimator):
         return self._fit(X, y)
 
     def _fit(self, X, y):
+        # Always, even under sklearn's skip_parameter_validation (nested
+        # estimators): an unchecked epsilon or clip_norm would break privacy.
+        self._validate_params()
         with collect_fit_warnings() as fit_warnings:
             return self._fit_logged(X, y, fit_warnings)
 

@@ -230,6 +230,9 @@ default=None
         -------
         self : object
         """
+        # Always, even under sklearn's skip_parameter_validation (nested
+        # estimators): an unchecked epsilon or bound would break privacy.
+        self._validate_params()
         with collect_fit_warnings() as fit_warnings:
             return self._fit_logged(X, y, sensitive_features, fit_warnings)
 

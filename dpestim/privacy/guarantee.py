@@ -28,6 +28,8 @@ def check_guarantee(spent, requested, *, what="the fit"):
         Named in the message.
     """
     spent = float(spent)
+    if requested is not None and math.isnan(requested):
+        raise ValueError(f"{what}: the requested epsilon is not a number.")
     if math.isnan(spent):
         raise ValueError(
             f"{what}: the accounted epsilon is not a number; a parameter of the "

@@ -78,7 +78,8 @@ def test_opt_drops_iterations_without_budget(solver):
 
 
 @pytest.mark.parametrize(
-    "solver, epsilon", [("dp-gd", math.inf), ("dp-sgd", math.inf), ("dp-scd", 1.0)]
+    "solver, epsilon",
+    [("dp-gd", math.inf), ("dp-sgd", math.inf), ("dp-scd", 1.0), ("dp-scd", math.inf)],
 )
 def test_huge_max_iter_is_refused_up_front(solver, epsilon):
     est = LogisticRegression(
@@ -275,3 +276,24 @@ def test_nan_accounting_stops_a_fit_with_noise_multiplier():
     )
     with pytest.raises(ValueError, match="not a number"):
         _quiet_fit(est, X, y)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"epsilon": math.nan},
+        {"epsilon": -1.0},
+        {"clip_norm": -1.0},
+        {"noise_multiplier": -1.0, "epsilon": None},
+        {"max_iter": 0},
+    ],
+)
+def test_parameters_are_validated_even_when_sklearn_skips_validation(params):
+    """sklearn's skip_parameter_validation (set for nested estimators) must not
+    let an epsilon of NaN turn into a non-private fit."""
+    import sklearn
+
+    est = LogisticRegression(classes=[0, 1], solver="dp-gd", **params)
+    with sklearn.config_context(skip_parameter_validation=True):
+        with pytest.raises(InvalidParameterError):
+            _quiet_fit(est, X, y)

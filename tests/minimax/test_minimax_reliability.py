@@ -179,3 +179,11 @@ class _NaNDPSMD(_OverspendingDPSMD):
 def test_accounted_epsilon_above_request_or_nan_stops_the_fit(solver, match):
     with pytest.raises(ValueError, match=match):
         _fit(MinimaxRegressor(solver=solver, groups=[0, 1]))
+
+
+def test_parameters_are_validated_even_when_sklearn_skips_validation():
+    import sklearn
+
+    with sklearn.config_context(skip_parameter_validation=True):
+        with pytest.raises(InvalidParameterError, match="epsilon"):
+            _fit(MinimaxRegressor(epsilon=math.nan, groups=[0, 1]))
