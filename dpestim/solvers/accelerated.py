@@ -559,7 +559,10 @@ class AcceleratedSolver(BaseSolver):
         the "-opt" methods ``noise_multiplier`` fixes the total budget (that of
         the uniform run over ``max_iter`` iterations) and this returns the
         paper's allocation over the selected ``T*``, without the iterations
-        whose share of the budget underflows to zero (they are not run).
+        whose share of the budget is below ``1e-16`` of the largest share
+        (their noise would be ``1e16`` times larger, infinite once the share
+        underflows): they are not run, never read the data and are not
+        accounted; ``n_iter_`` counts the iterations run.
         Epsilons are ``None`` for the Gaussian mechanism.
         """
         kept, nms, eps = self._allocation(noise_multiplier, plan)
