@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._distributed import as_blocked, prepare_blocked
 from ..exceptions import PrivacyBudgetWarning
 from ..privacy import ACCOUNTANTS, PrivacyReport, check_guarantee
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, resolve_solver
@@ -206,9 +207,14 @@ class BaseDPLinearModel(BaseEstimator):
     def _fit_logged(self, X, y, fit_warnings):
         solver = resolve_solver(self.solver)
         solver.check_loss(self._loss_name)
-        if sp.issparse(X) and not solver.accepts_sparse:
-            raise TypeError(f"solver={solver.name!r} does not support sparse input X.")
-        X, y = self._validate_X_y(X, y, **self._validate_kwargs)
+        if (blocked := as_blocked(X)) is not None:  # Dask, memmap, zarr
+            X, y = prepare_blocked(self, blocked, y, solver)
+        else:
+            if sp.issparse(X) and not solver.accepts_sparse:
+                raise TypeError(
+                    f"solver={solver.name!r} does not support sparse input X."
+                )
+            X, y = self._validate_X_y(X, y, **self._validate_kwargs)
         loss, Y = self._encode_targets(y)
         if not np.isfinite(np.einsum("ij,ij->i", Y, Y)).all():
             raise ValueError(

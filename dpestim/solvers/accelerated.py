@@ -60,8 +60,9 @@ from .._kernels import (
     clipped_grad_sum_csr,
     l1_clipped_grad_sum,
     l1_clipped_grad_sum_csr,
-    poisson_sample,
+    poisson_sample_range,
     sample_without_replacement,
+    sampling_key,
 )
 from .base import BaseSolver, SolverResult
 
@@ -86,6 +87,7 @@ _EMPTY_F = np.empty(0)
 _EMPTY_I = np.empty(0, dtype=np.int64)
 _EMPTY_X = np.empty((0, 0))
 _EMPTY_P = np.empty((0, 0, 0))
+_EMPTY_K = np.zeros(2, dtype=np.uint64)
 
 
 # -- accounting -------------------------------------------------------------------
@@ -283,6 +285,7 @@ def _accelerated_loop(
     heavy_ball,
     alpha,
     rng,
+    key,
     path_W,
     path_b,
 ):
@@ -292,7 +295,8 @@ def _accelerated_loop(
     deviation of the noise added to every coordinate of the clipped-gradient
     sum at step ``t`` (zero skips the draw; drawn in C order over ``W`` then
     ``b``). ``sampling``: 0 full batch, 1 exactly ``batch_size`` rows without
-    replacement, 2 Poisson with probability ``batch_size / n``. The sum is
+    replacement, 2 Poisson with probability ``batch_size / n`` from the
+    counter-based sampler under ``key`` (chunking-invariant). The sum is
     divided by ``batch_size`` (the expected size for Poisson). ``path_W`` /
     ``path_b`` receive the iterates when they have ``len(steps)`` rows.
     """
@@ -310,26 +314,14 @@ def _accelerated_loop(
     dz = np.empty(K)
     m_div = float(n) if sampling == 0 else float(batch_size)
     q = batch_size / n
-    store = path_W.shape[0] == steps.shape[0]
     for t in range(steps.shape[0]):
-        if restarts[t]:
-            W_prev[:, :] = W
-            b_prev[:] = b
-        beta = momenta[t]
-        if heavy_ball:
-            PW[:, :] = W
-            pb[:] = b
-        else:
-            for k in range(K):
-                for j in range(d):
-                    PW[k, j] = (1.0 + beta) * W[k, j] - beta * W_prev[k, j]
-                pb[k] = (1.0 + beta) * b[k] - beta * b_prev[k]
+        evaluation_point(t, restarts, momenta, heavy_ball, W, b, W_prev, b_prev, PW, pb)
         if sampling == 0:
             m = sample_without_replacement(rng, n, n, perm, rows)
         elif sampling == 1:
             m = sample_without_replacement(rng, n, batch_size, perm, rows)
         else:
-            m = poisson_sample(rng, n, q, rows)
+            m = poisson_sample_range(key, t, q, 0, n, rows)
         G[:, :] = 0.0
         g0[:] = 0.0
         if l1:
@@ -354,39 +346,82 @@ def _accelerated_loop(
                     X, Y, rows, m, PW, pb, loss, clip_norm, row_norms,
                     fit_intercept, G, g0, z, dz,
                 )  # fmt: skip
-        s = noise_scales[t]
-        if s > 0.0:
-            for k in range(K):
-                for j in range(d):
-                    if laplace:
-                        G[k, j] += rng.laplace(0.0, s)
-                    else:
-                        G[k, j] += s * rng.standard_normal()
-            if fit_intercept:
-                for k in range(K):
-                    if laplace:
-                        g0[k] += rng.laplace(0.0, s)
-                    else:
-                        g0[k] += s * rng.standard_normal()
-        lr = steps[t]
+        accelerated_update(
+            t, G, g0, noise_scales, laplace, m_div, steps, momenta, heavy_ball,
+            alpha, fit_intercept, rng, W, b, W_prev, b_prev, PW, pb, path_W,
+            path_b,
+        )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def evaluation_point(t, restarts, momenta, heavy_ball, W, b, W_prev, b_prev, PW, pb):
+    """Write the point ``(PW, pb)`` where iteration ``t`` takes the gradient.
+
+    Restarts (``W_prev = W``) first when ``restarts[t]``; heavy ball
+    evaluates at ``W``, the Nesterov methods at ``(1 + beta) W - beta
+    W_prev``.
+    """
+    K, d = W.shape
+    if restarts[t]:
+        W_prev[:, :] = W
+        b_prev[:] = b
+    beta = momenta[t]
+    if heavy_ball:
+        PW[:, :] = W
+        pb[:] = b
+    else:
         for k in range(K):
             for j in range(d):
-                g = G[k, j] / m_div + alpha * PW[k, j]
-                new = PW[k, j] - lr * g
-                if heavy_ball:
-                    new += beta * (W[k, j] - W_prev[k, j])
-                W_prev[k, j] = W[k, j]
-                W[k, j] = new
-            new0 = pb[k]
-            if fit_intercept:
-                new0 -= lr * g0[k] / m_div
+                PW[k, j] = (1.0 + beta) * W[k, j] - beta * W_prev[k, j]
+            pb[k] = (1.0 + beta) * b[k] - beta * b_prev[k]
+
+
+@numba.njit(cache=True)
+def accelerated_update(
+    t, G, g0, noise_scales, laplace, m_div, steps, momenta, heavy_ball, alpha,
+    fit_intercept, rng, W, b, W_prev, b_prev, PW, pb, path_W, path_b,
+):  # fmt: skip
+    """Noise the clipped sum ``(G, g0)`` at ``(PW, pb)`` and take iteration ``t``.
+
+    Shared by the in-memory loop and the blocked / distributed driver
+    (:mod:`dpestim._distributed`). Noise is drawn from ``rng`` in C order
+    over ``W`` then ``b``; the sum is divided by ``m_div``.
+    """
+    K, d = W.shape
+    beta = momenta[t]
+    s = noise_scales[t]
+    if s > 0.0:
+        for k in range(K):
+            for j in range(d):
+                if laplace:
+                    G[k, j] += rng.laplace(0.0, s)
+                else:
+                    G[k, j] += s * rng.standard_normal()
+        if fit_intercept:
+            for k in range(K):
+                if laplace:
+                    g0[k] += rng.laplace(0.0, s)
+                else:
+                    g0[k] += s * rng.standard_normal()
+    lr = steps[t]
+    for k in range(K):
+        for j in range(d):
+            g = G[k, j] / m_div + alpha * PW[k, j]
+            new = PW[k, j] - lr * g
             if heavy_ball:
-                new0 += beta * (b[k] - b_prev[k])
-            b_prev[k] = b[k]
-            b[k] = new0
-        if store:
-            path_W[t] = W
-            path_b[t] = b
+                new += beta * (W[k, j] - W_prev[k, j])
+            W_prev[k, j] = W[k, j]
+            W[k, j] = new
+        new0 = pb[k]
+        if fit_intercept:
+            new0 -= lr * g0[k] / m_div
+        if heavy_ball:
+            new0 += beta * (b[k] - b_prev[k])
+        b_prev[k] = b[k]
+        b[k] = new0
+    if path_W.shape[0] == steps.shape[0]:
+        path_W[t] = W
+        path_b[t] = b
 
 
 def _row_norms(X, l1):
@@ -468,6 +503,8 @@ class AcceleratedSolver(BaseSolver):
 
     privacy_notion = _ByNoise("pure", "approx")
     neighbouring = _ByNoise("replace_one", "add_or_remove_one")
+    #: Dask / out-of-core X: Gaussian only (Poisson sampling, L2 clipping).
+    supports_blocked_data = _ByNoise(False, True)
 
     def _laplace(self):
         if self.noise not in ("laplace", "gaussian"):
@@ -738,6 +775,33 @@ class AcceleratedSolver(BaseSolver):
             )
         return f"{what}; composed by the accountant (dp_accounting) on the DpEvent"
 
+    def _blocked_loop(
+        self, X, Y, plan, W, b, noise_scales, laplace, sampling, m, steps,
+        momenta, restarts, heavy_ball, alpha, rng, key, path_W, path_b,
+    ):  # fmt: skip
+        """:func:`_accelerated_loop` with the clipped sums of a ``BlockedData``."""
+        if laplace:
+            raise ValueError(
+                f"solver={self.name!r} runs on Dask or out-of-core data only with "
+                "noise='gaussian' (Poisson sampling and L2 clipping)."
+            )
+        n = plan.n_samples
+        q = 1.0 if sampling == _FULL else m / n
+        m_div = float(n) if sampling == _FULL else float(m)
+        W_prev, b_prev = W.copy(), b.copy()
+        PW, pb = np.empty_like(W), np.empty_like(b)
+        with X.gradient_oracle(Y, plan) as clipped_sum:
+            for t in range(steps.shape[0]):
+                evaluation_point(
+                    t, restarts, momenta, heavy_ball, W, b, W_prev, b_prev, PW, pb
+                )
+                G, g0 = clipped_sum(key, t, q, PW, pb)
+                accelerated_update(
+                    t, G, g0, noise_scales, laplace, m_div, steps, momenta,
+                    heavy_ball, alpha, plan.fit_intercept, rng, W, b, W_prev,
+                    b_prev, PW, pb, path_W, path_b,
+                )  # fmt: skip
+
     def solve(self, X, Y, plan, noise_multiplier, rng):
         L, mu = self._constants(plan)
         laplace = self._laplace()
@@ -759,21 +823,8 @@ class AcceleratedSolver(BaseSolver):
             path_W, path_b = np.empty((T, K, d)), np.empty((T, K))
         else:
             path_W, path_b = _EMPTY_P, _EMPTY_X
-        row_norms = _row_norms(X, laplace)
-        if sp.issparse(X):
-            args = (_EMPTY_X, X.data, X.indices, X.indptr, True)
-        else:
-            args = (X, _EMPTY_F, _EMPTY_I, _EMPTY_I, False)
-        _accelerated_loop(
-            *args,
-            Y,
-            row_norms,
-            plan.loss,
-            W,
-            b,
-            plan.fit_intercept,
-            plan.clip_norm,
-            laplace,
+        key = sampling_key(rng) if sampling == _POISSON else _EMPTY_K
+        loop_args = (
             np.ascontiguousarray(sum_scales, dtype=np.float64),
             laplace,
             sampling,
@@ -784,9 +835,29 @@ class AcceleratedSolver(BaseSolver):
             self.heavy_ball,
             plan.alpha,
             rng,
+            key,
             path_W,
             path_b,
         )
+        if getattr(X, "_dpestim_blocked", False):
+            self._blocked_loop(X, Y, plan, W, b, *loop_args)
+        else:
+            if sp.issparse(X):
+                args = (_EMPTY_X, X.data, X.indices, X.indptr, True)
+            else:
+                args = (X, _EMPTY_F, _EMPTY_I, _EMPTY_I, False)
+            _accelerated_loop(
+                *args,
+                Y,
+                _row_norms(X, laplace),
+                plan.loss,
+                W,
+                b,
+                plan.fit_intercept,
+                plan.clip_norm,
+                laplace,
+                *loop_args,
+            )
         attributes = {
             "noise_scales_": sum_scales / m,
             "iteration_noise_multipliers_": np.asarray(nms, dtype=np.float64),

@@ -122,6 +122,10 @@ class BaseSolver(BaseEstimator):
     privacy_notion : {"approx", "pure"}
         Gaussian (``delta > 0``) or Laplace/exponential (``delta = 0`` allowed).
     neighbouring : {"add_or_remove_one", "replace_one"}
+    supports_blocked_data : bool
+        Whether ``solve`` accepts blocked X (Dask, memory-mapped or zarr
+        data, :mod:`dpestim._distributed`): true for solvers whose step is a
+        sum of clipped per-example gradients over rows.
     """
 
     name = None
@@ -136,6 +140,7 @@ class BaseSolver(BaseEstimator):
     accepts_sparse = True
     privacy_notion = "approx"
     neighbouring = "add_or_remove_one"
+    supports_blocked_data = False
 
     def validate_params(self):
         """Check the solver's parameters against ``_parameter_constraints``.

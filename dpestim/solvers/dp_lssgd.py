@@ -14,6 +14,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._kernels import sampling_key
 from .base import SolverResult
 from .dp_sgd import DPSGD, noisy_gradient_descent
 
@@ -242,6 +243,7 @@ class DPLSSGD(DPSGD):
             W = np.zeros((plan.n_outputs, plan.n_features))
             b = np.zeros(plan.n_outputs)
             m = self.steps_per_epoch(plan)
+            key = sampling_key(rng)
             coef_path, intercept_path = [], []
             for start in range(0, steps, m):
                 sl = slice(start, min(start + m, steps))
@@ -256,6 +258,8 @@ class DPLSSGD(DPSGD):
                     smoothing=s,
                     coef_init=W,
                     intercept_init=b,
+                    key=key,
+                    first_step=start,
                 )
                 coef_path.append(W.copy())
                 intercept_path.append(b.copy())
