@@ -12,6 +12,7 @@ from .accounting import (
     calibrate_noise,
     compute_epsilon,
     make_accountant,
+    set_calibration_cache,
 )
 from .mechanisms import gaussian_noise, laplace_noise
 from .report import PrivacyReport
@@ -26,4 +27,5 @@ __all__ = [
     "gaussian_noise",
     "laplace_noise",
     "make_accountant",
+    "set_calibration_cache",
 ]
