@@ -228,14 +228,28 @@ def _make_sk(epochs):
 
 
 def _clear_calibration_cache():
-    """Empty dpestim's in-process noise-calibration cache; False if not found."""
+    """Empty every calibration cache (both in-process caches, disk cache off).
+
+    Returns False if a cache was not found. The noise calibration and the
+    epsilon of the calibrated event are cached separately in the process, and
+    calibrations are also cached on disk: a "fresh calibration" clears the
+    first two and disables the third.
+    """
     from dpestim.privacy import accounting
 
-    cache = getattr(accounting, "_calibration_cache", None)
-    if cache is None:
-        return False
-    cache.clear()
-    return True
+    found = True
+    for name in ("_calibration_cache", "_epsilon_cache", "_order_cache"):
+        cache = getattr(accounting, name, None)
+        if cache is None:
+            found = False
+        else:
+            cache.clear()
+    setter = getattr(accounting, "set_calibration_cache", None)
+    if setter is None:
+        found = False
+    else:
+        setter(False)
+    return found
 
 
 def _timed_fit(estimator, X, y, seen_warnings):

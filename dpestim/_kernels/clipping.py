@@ -11,9 +11,11 @@ events of the gradient solvers assume. The L1 variant
 (:mod:`dpestim._kernels.l1_clipping`) shares these loops with the scale
 ``||dz||_1 (||x||_1 + fit_intercept)``.
 
-The dense loop works on blocks of ``_BLOCK`` sampled rows: it gathers them,
-computes their outputs with one matrix product (BLAS), scales each row's
-``dz`` by its own clip factor and adds ``C^T X_B`` with a second product.
+The dense loop works on blocks of ``_BLOCK`` sampled rows: it gathers them
+(or, when a block's rows are consecutive, as in a full batch, reads them in
+place without a copy), computes their outputs with one matrix product (BLAS),
+scales each row's ``dz`` by its own clip factor and adds ``C^T X_B`` with a
+second product.
 This is the same sum as the row-by-row loop (up to floating-point
 summation order) at BLAS speed; MNIST-sized steps (250 x 784 x 10) run
 about 3.5x faster than scalar loops.
@@ -65,11 +67,20 @@ def dense_clipped_sum(
     Wt = W.T
     for start in range(0, n_rows, B):
         m = min(B, n_rows - start)
-        for r in range(m):
-            i = rows[start + r]
-            for j in range(d):
-                Xb[r, j] = X[i, j]
-        Xm = Xb[:m]
+        i0 = rows[start]
+        in_place = i0 + m <= X.shape[0]
+        for r in range(1, m):
+            if rows[start + r] != i0 + r:
+                in_place = False
+                break
+        if in_place:  # consecutive rows (full batch): read X where it is
+            Xm = X[i0 : i0 + m]
+        else:
+            for r in range(m):
+                i = rows[start + r]
+                for j in range(d):
+                    Xb[r, j] = X[i, j]
+            Xm = Xb[:m]
         Cm = Cb[:m]
         np.dot(Xm, Wt, Cm)  # outputs without intercept
         for r in range(m):
