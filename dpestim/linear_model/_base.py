@@ -18,6 +18,7 @@ from ..exceptions import PrivacyBudgetWarning
 from ..privacy import ACCOUNTANTS, PrivacyReport
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, resolve_solver
 from ..utils import check_generator
+from ..utils._rows import row_sq_norms
 
 __all__ = ["BaseDPLinearModel"]
 
@@ -91,19 +92,31 @@ class BaseDPLinearModel(BaseEstimator):
         self._fit_warnings.append(f"{category.__name__}: {message}")
         warnings.warn(message, category, stacklevel=4)
 
-    def _validate_X_y(self, X, y, **kwargs):
+    def _validate_X_y(self, X, y, *, dtype=np.float64, **kwargs):
+        # No separate finiteness pass: the squared row norms (needed by the
+        # solvers anyway, and remembered for them) are finite iff every entry
+        # is finite and no row overflows.
         X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=np.float64, order="C", **kwargs
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=dtype,
+            order="C",
+            ensure_all_finite=False,
+            **kwargs,
         )
         if sp.issparse(X) and not X.has_canonical_format:
             # Duplicate entries would make the per-row norms used for clipping
             # disagree with the gradients actually summed.
             X = X.copy()
             X.sum_duplicates()
-        sq = (
-            X.multiply(X).sum(axis=1) if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
-        )
-        if not np.isfinite(sq).all():
+        if not np.isfinite(row_sq_norms(X, reuse=False)).all():
+            values = X.data if sp.issparse(X) else X
+            if np.isnan(values).any():
+                raise ValueError("Input X contains NaN.")
+            if not np.isfinite(values).all():
+                raise ValueError("Input X contains infinity.")
             # The clipping factor of such a row would underflow to 0 and its
             # gradient be silently dropped.
             raise ValueError(
@@ -181,7 +194,9 @@ class BaseDPLinearModel(BaseEstimator):
         solver.check_loss(self._loss_name)
         if sp.issparse(X) and not solver.accepts_sparse:
             raise TypeError(f"solver={solver.name!r} does not support sparse input X.")
-        X, y = self._validate_X_y(X, y, **self._validate_kwargs)
+        # float32 X is kept as is (no float64 copy) for solvers that read it so.
+        dtype = [np.float64, np.float32] if solver.accepts_float32 else np.float64
+        X, y = self._validate_X_y(X, y, dtype=dtype, **self._validate_kwargs)
         loss, Y = self._encode_targets(y)
         if not np.isfinite(np.einsum("ij,ij->i", Y, Y)).all():
             raise ValueError(
@@ -228,7 +243,11 @@ class BaseDPLinearModel(BaseEstimator):
         self.epsilon_ = epsilon
         self.delta_ = float(solver.guarantee_delta(self.delta))
         self.dp_event_ = result.dp_event
-        self._set_coef(result.coef, result.intercept)
+        # scikit-learn's convention: coefficients in the dtype of X.
+        self._set_coef(
+            result.coef.astype(X.dtype, copy=False),
+            result.intercept.astype(X.dtype, copy=False),
+        )
         for name, value in result.attributes.items():
             setattr(self, name, value)
         self._report = PrivacyReport(
