@@ -221,6 +221,10 @@ class BaseDPLinearModel(BaseEstimator):
         solver = resolve_solver(self.solver)
         solver.check_loss(self._loss_name)
         if (blocked := as_blocked(X)) is not None:  # Dask, memmap, zarr
+            # Blocks are read in float64; coef_ follows the stored dtype.
+            coef_dtype = np.result_type(
+                getattr(getattr(X, "X", X), "dtype", np.float64), np.float32
+            )
             X, y = prepare_blocked(self, blocked, y, solver)
         else:
             if sp.issparse(X) and not solver.accepts_sparse:
@@ -231,6 +235,7 @@ class BaseDPLinearModel(BaseEstimator):
             # it so.
             dtype = [np.float64, np.float32] if solver.accepts_float32 else np.float64
             X, y = self._validate_X_y(X, y, dtype=dtype, **self._validate_kwargs)
+            coef_dtype = X.dtype
         loss, Y = self._encode_targets(y)
         if not np.isfinite(np.einsum("ij,ij->i", Y, Y)).all():
             raise ValueError(
@@ -280,8 +285,8 @@ class BaseDPLinearModel(BaseEstimator):
         self.dp_event_ = result.dp_event
         # scikit-learn's convention: coefficients in the dtype of X.
         self._set_coef(
-            result.coef.astype(X.dtype, copy=False),
-            result.intercept.astype(X.dtype, copy=False),
+            result.coef.astype(coef_dtype, copy=False),
+            result.intercept.astype(coef_dtype, copy=False),
         )
         for name, value in result.attributes.items():
             setattr(self, name, value)
