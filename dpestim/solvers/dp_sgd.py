@@ -21,6 +21,7 @@ from .._kernels import (
     poisson_sample_range,
     sampling_key,
 )
+from ..utils._rows import row_sq_norms
 from .base import BaseSolver, SolverResult
 
 __all__ = ["DPSGD", "noisy_gradient_descent"]
@@ -170,9 +171,7 @@ def _step_size(step_rule, learning_rates, t, std, G, g0, fit_intercept, denom):
 
 
 def _row_sq_norms(X):
-    if sp.issparse(X):
-        return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
-    return np.einsum("ij,ij->i", X, X)
+    return row_sq_norms(X)  # computed once per fit, see dpestim.utils._rows
 
 
 def noisy_gradient_descent(
@@ -295,10 +294,29 @@ class DPSGD(BaseSolver):
     supported_losses = frozenset(
         {"logistic", "squared", "hinge", "squared_hinge", "multinomial"}
     )
+    accepts_float32 = True  # the kernels gather rows into float64 blocks
 
     def sampling_prob(self, plan):
         """Poisson sampling probability ``min(1, batch_size / n_samples)``."""
         return min(1.0, plan.batch_size / plan.n_samples)
+
+    #: How :meth:`max_step_size` is computed, for error messages.
+    _max_step_text = "learning_rate"
+
+    def max_step_size(self, plan):
+        """Largest step size of the run (public): ``learning_rate``."""
+        return plan.learning_rate
+
+    def check_plan(self, plan):
+        """Bounded steps, and a step size the penalty alone does not diverge at."""
+        super().check_plan(plan)
+        step = self.max_step_size(plan)
+        if step * plan.alpha >= 2.0:
+            raise ValueError(
+                f"solver={self.name!r}: {self._max_step_text} x alpha = {step:.4g} x "
+                f"{plan.alpha:.4g} must be < 2, else the penalty step alone "
+                "diverges; lower learning_rate or alpha."
+            )
 
     def n_steps(self, plan):
         return max(1, math.ceil(plan.max_iter / self.sampling_prob(plan) - 1e-9))

@@ -420,18 +420,21 @@ def test_all_estimators_fit_and_expose_schedules(est_cls, solver, binary_data):
 @pytest.mark.parametrize(
     "solver,match",
     [
-        (ADPSGD("cosine"), "schedule must be one of"),
-        (ADPSGD(a=0.0), "a must be"),
-        (ADPSGD(c=-1.0), "c must be"),
+        (ADPSGD("cosine"), "'schedule' parameter of ADPSGD must be"),
+        (ADPSGD(a=0.0), "'a' parameter of ADPSGD must be"),
+        (ADPSGD(c=-1.0), "'c' parameter of ADPSGD must be"),
         (ADPSGD("sqrt_decay", eta_end=5.0), "eta_end must be"),
-        (ADPSGD(noise_shape="inverse"), "noise_shape must be"),
-        (ADPSGD(n_noise_levels=0), "n_noise_levels must be"),
-        (ADPAdaGrad(b0_sq=-1.0), "b0_sq must be"),
-        (ADPAdaGrad(nu=0.0), "nu must be"),
-        (ADPAdaGrad(beta="x"), "beta must be"),
-        (ADPAdaGrad(alpha_growth=np.nan), "alpha_growth must be"),
-        (ADPAdaGrad(debias="yes"), "debias must be"),
-        (ADPAdaGrad(noise_shape="constant", nu=-1.0), "nu must be"),
+        (ADPSGD(noise_shape="inverse"), "'noise_shape' parameter of ADPSGD must be"),
+        (ADPSGD(n_noise_levels=0), "'n_noise_levels' parameter of ADPSGD must be"),
+        (ADPAdaGrad(b0_sq=-1.0), "'b0_sq' parameter of ADPAdaGrad must be"),
+        (ADPAdaGrad(nu=0.0), "'nu' parameter of ADPAdaGrad must be"),
+        (ADPAdaGrad(beta="x"), "'beta' parameter of ADPAdaGrad must be"),
+        (
+            ADPAdaGrad(alpha_growth=np.nan),
+            "'alpha_growth' parameter of ADPAdaGrad must be",
+        ),
+        (ADPAdaGrad(debias="yes"), "'debias' parameter of ADPAdaGrad must be"),
+        (ADPAdaGrad(noise_shape="constant", nu=-1.0), "'nu' parameter of ADPAdaGrad"),
     ],
 )
 @pytest.mark.parametrize("epsilon", [1.0, np.inf])
