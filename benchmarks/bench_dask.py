@@ -77,9 +77,10 @@ def _worker_maxrss_mb(client):
 
 
 def _make_problem(n, seed=0):
+    """Rows ~ N(0, I / D); labels of the fixed model ``w`` (the store's too)."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, D)) / np.sqrt(D)
-    w = rng.normal(size=D)
+    w = np.random.default_rng(0).normal(size=D)
     y = (X @ w + 0.3 * rng.normal(size=n) > 0).astype(int)
     return X, y
 
@@ -265,7 +266,9 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--store", default=str(RESULTS / "scratch" / "bench_dask.zarr"))
     ap.add_argument("--skip-memory-limit", action="store_true")
+    ap.add_argument("--only-memory-limit", action="store_true")
     ap.add_argument("--reuse-store", action="store_true")
+    ap.add_argument("--epochs", type=int, default=5, help="memory-limit fit")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     sys.stdout.reconfigure(line_buffering=True)
@@ -291,12 +294,17 @@ def main():
         "cpus": os.cpu_count(),
         "loadavg_start": os.getloadavg(),
     }
+    if args.only_memory_limit:
+        out = out.with_name(out.stem + "_memory_limit.json")
     with (
         LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
         ) as cluster,
         Client(cluster) as client,
     ):
+        if args.only_memory_limit:
+            cluster.close()
+            return _memory_limit_part(args, path, record, out)
         record["overhead"] = per_step_overhead(client, args.overhead_rows, args.repeats)
         out.write_text(json.dumps(record, indent=1, default=str))
         for r in record["overhead"]:
@@ -316,11 +324,20 @@ def main():
             f"speedup {ooc['speedup']:.2f}x; worker max RSS {ooc['worker_maxrss_mb']}"
         )
     if not args.skip_memory_limit:
-        limit = args.rows * D * 4 // 2  # the store is 2x each worker's limit
-        record["larger_than_memory"] = larger_than_memory(
-            path, args.rows, args.block // 2, limit, epochs=5
-        )
-        print(record["larger_than_memory"])
+        return _memory_limit_part(args, path, record, out)
+    _finish(args, path, record, out)
+
+
+def _memory_limit_part(args, path, record, out):
+    limit = args.rows * D * 4 // 2  # the store is 2x each worker's limit
+    record["larger_than_memory"] = larger_than_memory(
+        path, args.rows, args.block // 2, limit, epochs=args.epochs
+    )
+    print(record["larger_than_memory"])
+    _finish(args, path, record, out)
+
+
+def _finish(args, path, record, out):
     record["loadavg_end"] = os.getloadavg()
     out.write_text(json.dumps(record, indent=1, default=str))
     print(f"wrote {out}")
