@@ -14,6 +14,7 @@ from .accounting import (
     make_accountant,
     set_calibration_cache,
 )
+from .guarantee import check_guarantee
 from .mechanisms import gaussian_noise, laplace_noise
 from .report import PrivacyReport
 
@@ -23,6 +24,7 @@ __all__ = [
     "PrivacyLeakWarning",
     "PrivacyReport",
     "calibrate_noise",
+    "check_guarantee",
     "compute_epsilon",
     "gaussian_noise",
     "laplace_noise",
