@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._distributed import as_blocked, prepare_blocked
+from .._distributed import BlockedArray, as_blocked, prepare_blocked
 from ..exceptions import PrivacyBudgetWarning
 from ..privacy import ACCOUNTANTS, PrivacyReport, check_guarantee
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, resolve_solver
@@ -220,6 +220,10 @@ class BaseDPLinearModel(BaseEstimator):
     def _fit_logged(self, X, y, fit_warnings):
         solver = resolve_solver(self.solver)
         solver.check_loss(self._loss_name)
+        # scikit-learn's convention: coefficients in the dtype of the input.
+        source = X.X if isinstance(X, BlockedArray) else X
+        is_32 = getattr(source, "dtype", None) == np.float32
+        coef_dtype = np.float32 if is_32 else np.float64
         if (blocked := as_blocked(X)) is not None:  # Dask, memmap, zarr
             X, y = prepare_blocked(self, blocked, y, solver)
         else:
@@ -278,10 +282,9 @@ class BaseDPLinearModel(BaseEstimator):
         self.epsilon_ = epsilon
         self.delta_ = float(solver.guarantee_delta(self.delta))
         self.dp_event_ = result.dp_event
-        # scikit-learn's convention: coefficients in the dtype of X.
         self._set_coef(
-            result.coef.astype(X.dtype, copy=False),
-            result.intercept.astype(X.dtype, copy=False),
+            result.coef.astype(coef_dtype, copy=False),
+            result.intercept.astype(coef_dtype, copy=False),
         )
         for name, value in result.attributes.items():
             setattr(self, name, value)
