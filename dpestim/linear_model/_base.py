@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._distributed import BlockedArray, as_blocked, prepare_blocked
+from .._distributed import as_blocked, prepare_blocked
 from ..exceptions import PrivacyBudgetWarning
 from ..privacy import ACCOUNTANTS, PrivacyReport, check_guarantee
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, resolve_solver
@@ -220,11 +220,11 @@ class BaseDPLinearModel(BaseEstimator):
     def _fit_logged(self, X, y, fit_warnings):
         solver = resolve_solver(self.solver)
         solver.check_loss(self._loss_name)
-        # scikit-learn's convention: coefficients in the dtype of the input.
-        source = X.X if isinstance(X, BlockedArray) else X
-        is_32 = getattr(source, "dtype", None) == np.float32
-        coef_dtype = np.float32 if is_32 else np.float64
         if (blocked := as_blocked(X)) is not None:  # Dask, memmap, zarr
+            # Blocks are read in float64; coef_ follows the stored dtype.
+            coef_dtype = np.result_type(
+                getattr(getattr(X, "X", X), "dtype", np.float64), np.float32
+            )
             X, y = prepare_blocked(self, blocked, y, solver)
         else:
             if sp.issparse(X) and not solver.accepts_sparse:
@@ -235,6 +235,7 @@ class BaseDPLinearModel(BaseEstimator):
             # it so.
             dtype = [np.float64, np.float32] if solver.accepts_float32 else np.float64
             X, y = self._validate_X_y(X, y, dtype=dtype, **self._validate_kwargs)
+            coef_dtype = X.dtype
         loss, Y = self._encode_targets(y)
         if not np.isfinite(np.einsum("ij,ij->i", Y, Y)).all():
             raise ValueError(

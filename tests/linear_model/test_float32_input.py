@@ -58,8 +58,7 @@ def test_other_solvers_convert_float32_to_float64(monkeypatch):
     est = LogisticRegression(solver="dp-scd", classes=[0, 1], random_state=0)
     est.fit(X32, y)
     assert seen == [np.float64]
-    # coefficients still follow the input's dtype (scikit-learn's convention)
-    assert est.coef_.dtype == np.float32
+    assert est.coef_.dtype == np.float64  # the dtype it was fitted in
 
 
 def test_ridge_float32_coefficients():
