@@ -283,6 +283,7 @@ class BaseDPLinearModel(BaseEstimator):
         self.epsilon_ = epsilon
         self.delta_ = float(solver.guarantee_delta(self.delta))
         self.dp_event_ = result.dp_event
+        # scikit-learn's convention: coefficients in the dtype of X.
         self._set_coef(
             result.coef.astype(coef_dtype, copy=False),
             result.intercept.astype(coef_dtype, copy=False),
