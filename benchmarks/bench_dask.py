@@ -267,6 +267,7 @@ def main():
     ap.add_argument("--store", default=str(RESULTS / "scratch" / "bench_dask.zarr"))
     ap.add_argument("--skip-memory-limit", action="store_true")
     ap.add_argument("--only-memory-limit", action="store_true")
+    ap.add_argument("--tag", default="", help="suffix of the results file")
     ap.add_argument("--reuse-store", action="store_true")
     ap.add_argument("--epochs", type=int, default=5, help="memory-limit fit")
     args = ap.parse_args()
@@ -287,7 +288,7 @@ def main():
         print(
             f"wrote {args.rows} x {D} float32 store in {time.perf_counter() - t:.1f} s"
         )
-    out = RESULTS / f"bench_dask_{args.rows}.json"
+    out = RESULTS / f"bench_dask_{args.rows}{args.tag}.json"
     record = {
         "command": " ".join([Path(sys.executable).name] + sys.argv),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
