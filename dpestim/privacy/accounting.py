@@ -13,6 +13,8 @@ from collections import OrderedDict
 import dp_accounting
 from dp_accounting import pld, rdp
 
+from ._quiet import quiet_accounting
+
 __all__ = ["ACCOUNTANTS", "calibrate_noise", "compute_epsilon", "make_accountant"]
 
 #: Names accepted by ``accountant=``.
@@ -59,6 +61,7 @@ def make_accountant(accountant="rdp", neighbouring="add_or_remove_one"):
     raise ValueError(f"accountant must be one of {ACCOUNTANTS}, got {accountant!r}.")
 
 
+@quiet_accounting
 def compute_epsilon(event, delta, accountant="rdp", neighbouring="add_or_remove_one"):
     """Epsilon of ``event`` at ``delta`` according to ``accountant``.
 
@@ -109,6 +112,7 @@ def compute_epsilon(event, delta, accountant="rdp", neighbouring="add_or_remove_
     return epsilon
 
 
+@quiet_accounting
 def calibrate_noise(
     make_event,
     epsilon,
