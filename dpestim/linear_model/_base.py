@@ -16,8 +16,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyBudgetWarning
 from ..privacy import ACCOUNTANTS, PrivacyReport
+from ..privacy.report import seed_warnings
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, resolve_solver
 from ..utils import check_generator
+from ..utils._progress import fit_progress, plan_line
 
 __all__ = ["BaseDPLinearModel"]
 
@@ -203,19 +205,17 @@ class BaseDPLinearModel(BaseEstimator):
             learning_rate=float(self.learning_rate),
         )
         nm, epsilon, event = self._resolve_noise(solver, plan)
+        n_steps = solver.n_steps(plan)
         if self.verbose:
-            print(
-                f"[{type(self).__name__}] solver={solver.name} n={n} d={d} "
-                f"steps={solver.n_steps(plan)} noise_multiplier={nm:.4g} "
-                f"epsilon={epsilon:.4g} delta={self.delta:g}"
+            print(plan_line(self, solver, plan, n_steps, nm, epsilon), flush=True)
+        with fit_progress(self.verbose, n_steps, f"{solver.name} fit"):
+            result = solver.solve(
+                X,
+                np.ascontiguousarray(Y, dtype=np.float64),
+                plan,
+                nm,
+                check_generator(self.random_state),
             )
-        result = solver.solve(
-            X,
-            np.ascontiguousarray(Y, dtype=np.float64),
-            plan,
-            nm,
-            check_generator(self.random_state),
-        )
         if not (np.isfinite(result.coef).all() and np.isfinite(result.intercept).all()):
             # Post-processing of the released model: raising costs no privacy.
             raise ValueError(
@@ -250,7 +250,8 @@ class BaseDPLinearModel(BaseEstimator):
             epsilon=epsilon,
             delta=self.delta_,
             dp_event=result.dp_event,
-            warnings=tuple(self._fit_warnings),
+            warnings=tuple(self._fit_warnings) + seed_warnings(self.random_state),
+            requested_delta=float(self.delta),
         )
         del self._fit_warnings
         return self

@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
 from ..privacy import PrivacyReport
+from ..privacy.report import seed_warnings
 from ..solvers.saddle import (
     BaseSaddleSolver,
     SaddlePlan,
@@ -275,7 +276,7 @@ default=None
             epsilon=self.epsilon_,
             delta=delta,
             dp_event=result.dp_event,
-            warnings=tuple(self._fit_warnings),
+            warnings=tuple(self._fit_warnings) + seed_warnings(self.random_state),
         )
         del self._fit_warnings
         return self

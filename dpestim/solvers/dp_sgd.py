@@ -20,6 +20,8 @@ from .._kernels import (
     laplacian_smooth_inplace,
     poisson_sample,
 )
+from ..losses import loss_value
+from ..utils._progress import current_progress
 from .base import BaseSolver, SolverResult
 
 __all__ = ["DPSGD", "noisy_gradient_descent"]
@@ -221,24 +223,45 @@ def noisy_gradient_descent(
         args = (_EMPTY_X, X.data, X.indices, X.indptr, True)
     else:
         args = (X, _EMPTY_F, _EMPTY_I, _EMPTY_I, False)
-    _noisy_sgd_loop(
-        *args,
-        Y,
-        row_sq,
-        plan.loss,
-        W,
-        b,
-        plan.fit_intercept,
-        plan.clip_norm,
-        np.ascontiguousarray(noise_stds, dtype=np.float64),
-        float(sampling_prob),
-        np.ascontiguousarray(learning_rates, dtype=np.float64),
-        plan.alpha,
-        rng,
-        _EMPTY_F if step_rule is None else step_rule,
-        float(smoothing),
-    )
+    noise_stds = np.ascontiguousarray(noise_stds, dtype=np.float64)
+    learning_rates = np.ascontiguousarray(learning_rates, dtype=np.float64)
+    n_steps = learning_rates.shape[0]
+    progress = current_progress()
+    if progress is None:
+        pieces = [(0, n_steps)]
+    else:  # epoch-sized pieces of one run: the same draws, bit for bit
+        period = 1 if step_rule is None else int(step_rule[4])
+        pieces = progress.chunks(n_steps, 1.0 / sampling_prob, multiple_of=period)
+    for lo, hi in pieces:
+        _noisy_sgd_loop(
+            *args,
+            Y,
+            row_sq,
+            plan.loss,
+            W,
+            b,
+            plan.fit_intercept,
+            plan.clip_norm,
+            noise_stds[lo:hi],
+            float(sampling_prob),
+            learning_rates[lo:hi],
+            plan.alpha,
+            rng,
+            _EMPTY_F if step_rule is None else step_rule,
+            float(smoothing),
+        )
+        if progress is not None:
+            progress.update(hi - lo)
+            progress.report_loss(
+                round(hi * sampling_prob, 2), _objective(X, Y, W, b, plan)
+            )
     return W, b
+
+
+def _objective(X, Y, W, b, plan):
+    """Penalised mean training loss (read only by the non-private diagnostic)."""
+    Z = np.ascontiguousarray(X @ W.T + b)
+    return loss_value(plan.loss, Z, Y) + 0.5 * plan.alpha * float(np.sum(W * W))
 
 
 class DPSGD(BaseSolver):

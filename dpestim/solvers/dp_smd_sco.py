@@ -159,7 +159,8 @@ class DPSMDSCO(BaseSolver):
         return K * (T // q + q) + int(self.n_output_samples)
 
     def n_steps(self, plan):
-        return self.schedule(plan)[0]
+        # after calibration, the epsilon-dependent T actually run
+        return self._sched(plan)[0]
 
     def event_inputs(self, plan):
         return plan

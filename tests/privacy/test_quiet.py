@@ -61,9 +61,9 @@ def test_fit_prints_no_third_party_log_lines(capfd):
 
     def fit():
         compute_epsilon(NOISY_EVENT, 1e-5)
-        LogisticRegression(
-            epsilon=2.0, batch_size=120, max_iter=3, classes=[0, 1]
-        ).fit(X, y)
+        LogisticRegression(epsilon=2.0, batch_size=120, max_iter=3, classes=[0, 1]).fit(
+            X, y
+        )
 
     records, before, after = _with_user_handler(fit)
     assert records == []
