@@ -247,6 +247,7 @@ def run(
                         metric="R^2" if est_cls is Ridge else "accuracy",
                         score=statistics.median(scores),
                         seconds=statistics.median(seconds),
+                        n_seeds=len(seeds),
                     )
                 )
         for est_cls, _, name, data, _ in tasks:
@@ -266,7 +267,7 @@ def format_table(rows, epsilons=EPSILONS):
         sel = [r for r in rows if r["estimator"] == est]
         head = (
             f"{est} on {sel[0]['dataset']}: test {sel[0]['metric']} "
-            f"(median of {len(SEEDS)} seeds; delta = {DELTA:g} for approx DP)"
+            f"(median of {sel[0]['n_seeds']} seeds; delta = {DELTA:g} for approx DP)"
         )
         eps_cols = "".join(
             f"{'eps=' + ('inf' if math.isinf(e) else f'{e:g}'):>9}" for e in epsilons
@@ -350,7 +351,11 @@ def plot(rows, path):
                     color="0.55" if grey else "black",
                     ls=":" if grey else "-.",
                     lw=1.2,
-                    label=f"{r['solver']} (non-private)",
+                    label=(
+                        "trivial baseline (majority class / training mean)"
+                        if grey
+                        else "scikit-learn (non-private)"
+                    ),
                 )
                 shown.append(r["score"])
         lo, hi = min(shown), max(shown)
@@ -382,7 +387,7 @@ def plot(rows, path):
         frameon=False,
     )
     n_rows = math.ceil(len(labels) / 4)
-    fig.tight_layout(rect=(0, 0.06 + 0.045 * n_rows, 1, 1))
+    fig.tight_layout(rect=(0, 0.02 + 0.045 * n_rows, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
