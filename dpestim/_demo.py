@@ -19,6 +19,7 @@ import time
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.model_selection import train_test_split
 
 from . import LinearSVC, LogisticRegression, Ridge
@@ -161,6 +162,11 @@ def _baselines(est_cls, name, data):
     from sklearn.svm import LinearSVC as SkSVC
 
     X, y, Xt, yt = data
+    if sp.issparse(X):  # liblinear takes 32-bit sparse indices only
+        X, Xt = (
+            sp.csr_matrix((A.data, A.indices.astype(np.int32), A.indptr), A.shape)
+            for A in (X, Xt)
+        )
     regression = est_cls is Ridge
     models = {
         "scikit-learn": {
@@ -215,10 +221,13 @@ def run(
             if probe._loss_name in SOLVERS[solver].supported_losses:
                 cells.append((est_cls, extra, name, data, schedules, solver))
     total = len(cells) * len(epsilons) * len(seeds) + 2 * len(tasks)
-    rows = []
+    rows, baselines = [], []
     with progress_bar(
         total=total, desc="dpestim demo", unit="fit", disable=not progress
     ) as bar:
+        for est_cls, _, name, data, _ in tasks:
+            baselines.extend(_baselines(est_cls, name, data))
+            bar.update(2)
         for est_cls, extra, name, data, schedules, solver in cells:
             for eps in epsilons:
                 scores, seconds = [], []
@@ -248,12 +257,11 @@ def run(
                         score=statistics.median(scores),
                         seconds=statistics.median(seconds),
                         n_seeds=len(seeds),
+                        seed_scores=dict(zip(seeds, scores)),
+                        seed_seconds=dict(zip(seeds, seconds)),
                     )
                 )
-        for est_cls, _, name, data, _ in tasks:
-            rows.extend(_baselines(est_cls, name, data))
-            bar.update(2)
-    return rows
+    return rows + baselines
 
 
 def _cell(value):
@@ -312,16 +320,16 @@ def plot(rows, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    estimators = list(dict.fromkeys(r["estimator"] for r in rows))
+    panels = list(dict.fromkeys((r["estimator"], r["dataset"]) for r in rows))
     private = [r for r in rows if r["notion"] != "non-private"]
     solvers = list(dict.fromkeys(r["solver"] for r in private))
     finite = sorted({r["target_epsilon"] for r in private} - {math.inf})
     x_inf = finite[-1] * 2.2  # where epsilon = inf is drawn
     fig, axes = plt.subplots(
-        1, len(estimators), figsize=(4.6 * len(estimators), 4.0), squeeze=False
+        1, len(panels), figsize=(4.6 * len(panels), 4.0), squeeze=False
     )
-    for ax, est in zip(axes[0], estimators):
-        sel = [r for r in rows if r["estimator"] == est]
+    for ax, (est, dataset) in zip(axes[0], panels):
+        sel = [r for r in rows if (r["estimator"], r["dataset"]) == (est, dataset)]
         shown = []
         for i, solver in enumerate(solvers):
             pts = sorted(
@@ -370,7 +378,7 @@ def plot(rows, path):
         ax.minorticks_off()
         ax.set_xlabel(f"epsilon (delta = {DELTA:g} for approx. DP)")
         ax.set_ylabel(f"test {sel[0]['metric']}")
-        ax.set_title(f"{est} on {sel[0]['dataset']}", fontsize=10)
+        ax.set_title(f"{est} on {dataset}", fontsize=10)
         ax.grid(alpha=0.3)
     handles, labels = axes[0][0].get_legend_handles_labels()
     for ax in axes[0][1:]:
@@ -392,6 +400,33 @@ def plot(rows, path):
     plt.close(fig)
 
 
+def to_records(rows):
+    """Rows as records of the defaults-benchmark schema (one per seed).
+
+    The schema of ``benchmarks/results/defaults.json``: estimator, solver,
+    dataset, epsilon (the string ``"inf"`` for the non-private limit), seed,
+    metric (``accuracy`` or ``r2``), score, fit_cpu_s.
+    """
+    out = []
+    for r in rows:
+        seeds = r.get("seed_scores") or {0: r["score"]}
+        for seed, score in seeds.items():
+            eps = r["target_epsilon"]
+            out.append(
+                dict(
+                    estimator=r["estimator"],
+                    solver="sklearn" if r["solver"] == "scikit-learn" else r["solver"],
+                    dataset=r["dataset"],
+                    epsilon="inf" if math.isinf(eps) else eps,
+                    seed=int(seed),
+                    metric="r2" if r["metric"] == "R^2" else "accuracy",
+                    score=float(score),
+                    fit_cpu_s=float(r.get("seed_seconds", {}).get(seed, r["seconds"])),
+                )
+            )
+    return out
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m dpestim",
@@ -409,6 +444,17 @@ def main(argv=None):
         action="store_true",
         help="every estimator x solver x epsilon (several minutes)",
     )
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        default=None,
+        help="seeds per cell (default: 3, or 1 with --full)",
+    )
+    parser.add_argument(
+        "--json",
+        default=None,
+        help="also write the results as JSON records (defaults-benchmark schema)",
+    )
     args = parser.parse_args(argv)
     print(
         f"dpestim demo; datasets folder: {get_data_home()} "
@@ -422,17 +468,30 @@ def main(argv=None):
             epsilons,
             solvers=sorted(SOLVERS),
             estimators=("LogisticRegression", "LinearSVC", "Ridge"),
-            seeds=(0,),
+            seeds=tuple(range(args.seeds or 1)),
         )
     else:
         epsilons = EPSILONS
-        rows = run(epsilons)
+        rows = run(epsilons, seeds=tuple(range(args.seeds or len(SEEDS))))
     print(format_table(rows, epsilons))
     print(
         f"\ntotal {time.perf_counter() - wall:.1f} s wall, "
         f"{time.process_time() - cpu:.1f} s CPU (including numba compilation on "
         "a cold cache and noise calibration)"
     )
+    if args.json:
+        import json
+        import sys
+
+        meta = dict(
+            command="python -m dpestim "
+            + " ".join(sys.argv[1:] if argv is None else argv),
+            date=time.strftime("%Y-%m-%d"),
+            delta=DELTA,
+        )
+        with open(args.json, "w") as f:
+            json.dump(dict(meta=meta, records=to_records(rows)), f, indent=1)
+        print(f"results written to {args.json}")
     if not args.no_plot:
         try:
             plot(rows, args.plot)

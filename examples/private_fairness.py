@@ -1,4 +1,5 @@
-"""Private worst-group and fairness-constrained classifiers on Adult.
+"""Private worst-group and fairness-constrained classifiers on Adult
+=================================================================
 
 Fits MinimaxLogisticRegression, FairLogisticRegression (demographic parity)
 and LogisticRegression(solver="dp-sgd") at epsilon = 2 with the sensitive

@@ -1,4 +1,5 @@
-"""Private logistic regression on Adult, with its privacy report.
+"""Private logistic regression on Adult, with its privacy report
+=============================================================
 
 Fits ``dpestim.LogisticRegression`` with DP-SGD at epsilon = 1 on the LIBSVM
 version of Adult (binary features, so no data-dependent scaling is needed), and
