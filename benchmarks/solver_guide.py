@@ -76,10 +76,19 @@ def _notion(solver):
     return "pure" if cls.privacy_notion == "pure" else "approx"
 
 
+_ESTIMATOR_ORDER = ("LogisticRegression", "LinearSVC", "Ridge")
+
+
 def _tasks(med):
     """``(estimator, dataset)`` pairs in guide order (Adult, MNIST, California)."""
     pairs = {(e, d) for e, d, _, _ in med}
-    return sorted(pairs, key=lambda p: (_dataset_key(p[1]), p[0]))
+
+    def key(pair):
+        est, data = pair
+        rank = _ESTIMATOR_ORDER.index(est) if est in _ESTIMATOR_ORDER else 9
+        return (_dataset_key(data), rank, est)
+
+    return sorted(pairs, key=key)
 
 
 def _metric(records, task):
@@ -111,7 +120,10 @@ def _losses(cls):
 
 
 def _fmt(value):
-    return "" if value is None else f"{value:.3f}"
+    if value is None:
+        return ""
+    text = f"{value:.3f}"
+    return "0.000" if text == "-0.000" else text
 
 
 def _list_table(title, header, rows, widths=None):
@@ -170,7 +182,7 @@ def decision_table(meta, records):
     n_seeds = max((n for _, _, n in med.values()), default=0)
     out = [
         _list_table(
-            f"Best solver at its defaults (median test score over up to {n_seeds} "
+            f"Best solver for each guarantee (median test score over up to {n_seeds} "
             "seeds)",
             header,
             rows,
@@ -179,7 +191,7 @@ def decision_table(meta, records):
     ]
     eps_cols = [_eps_label(e) for e in GUIDE_EPSILONS]
     header = ["solver", "DP", "losses"] + [
-        f"{d}: eps {'/'.join(eps_cols)}" for _, d in tasks
+        f"{d} ({e}): eps {'/'.join(eps_cols)}" for e, d in tasks
     ]
     header.append("CPU s / fit")
     rows = []
@@ -207,7 +219,7 @@ def decision_table(meta, records):
         rows.append(cells)
     out.append(
         _list_table(
-            "Every solver at its defaults: median test score at epsilon "
+            "Every solver: median test score at epsilon "
             f"{', '.join(eps_cols)} (delta = 1e-5 where it applies)",
             header,
             rows,

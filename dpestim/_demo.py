@@ -308,7 +308,7 @@ def format_table(rows, epsilons=EPSILONS):
 # tab10 extended with tab20's dark shades), so no two solvers look alike.
 _COLOURS = (
     "#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #17becf "
-    "#bcbd22 #393b79 #637939 #843c39 #7b4173 #3182bd"
+    "#bcbd22 #393b79 #637939 #c51b7d #7b4173 #3182bd"
 ).split()
 _MARKERS = "o s ^ D v P X < > h * p d 8".split()
 
@@ -367,8 +367,15 @@ def plot(rows, path):
                 )
                 shown.append(r["score"])
         lo, hi = min(shown), max(shown)
-        if sel[0]["metric"] == "R^2":
-            lo = max(lo, -0.5)  # a diverged model would flatten the rest
+        if sel[0]["metric"] == "R^2" and lo < -0.5:
+            lo = -0.5  # a useless model would flatten the rest
+            ax.annotate(
+                "R^2 below -0.5 off the chart",
+                (0.02, 0.02),
+                xycoords="axes fraction",
+                fontsize=7,
+                color="0.4",
+            )
         pad = 0.08 * (hi - lo or 1.0)
         ax.set_ylim(lo - pad, hi + pad)
         ax.set_xscale("log")

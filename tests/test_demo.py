@@ -28,10 +28,21 @@ def test_quick_demo_rows_table_and_plot(tmp_path):
         ("Ridge", "constant"),
     }
     acc = [r for r in private if r["metric"] == "accuracy" and r["notion"] == "approx"]
-    assert min(r["score"] for r in acc) > 0.7  # a9a / digits are learnable
+    majority = next(r["score"] for r in rows if r["solver"] == "majority")
+    # every approx-DP solver learns (Adult: 0.76 majority, digits: 0.1)
+    assert min(r["score"] for r in acc) > majority + 0.05
+    if acc[0]["dataset"].startswith("Adult"):
+        assert min(r["score"] for r in acc) > 0.8
     table = _demo.format_table(rows, (1.0, math.inf))
     assert "eps=1" in table and "eps=inf" in table and "scikit-learn" in table
     assert len(table.splitlines()) < 25  # a short table, not the matrix
+    # the defaults-benchmark schema, read by benchmarks/solver_guide.py
+    records = _demo.to_records(rows)
+    keys = {"estimator", "solver", "dataset", "epsilon", "seed", "metric"}
+    assert all(keys | {"score", "fit_cpu_s"} == set(r) for r in records)
+    assert {r["epsilon"] for r in records} == {1.0, "inf"}
+    assert {r["metric"] for r in records} == {"accuracy", "r2"}
+    assert "sklearn" in {r["solver"] for r in records}
     pytest.importorskip("matplotlib")
     path = tmp_path / "demo.png"
     _demo.plot(rows, path)

@@ -93,6 +93,7 @@ def test_decision_table_picks_the_best_median_per_notion(guide, tmp_path):
     assert "synthetic" in text
     # adult before california, every solver row present
     assert text.index("adult (") < text.index("california_housing (")
+    assert "0.000" in guide._fmt(-1e-6) and "-" not in guide._fmt(-1e-6)
     for solver in ("dp-sgd", "dp-scd", "dp-nag-opt"):
         assert f"``{solver}``" in text
 

@@ -95,3 +95,24 @@ def test_describe_event_summarises_long_compositions():
     text = describe_event(repeated)
     assert "60 x GaussianDpEvent(noise_multiplier=2.0)" in text
     assert "40 x LaplaceDpEvent(noise_multiplier=1.0)" in text
+
+
+def test_dp_scd_progress_per_class_is_bit_identical(monkeypatch):
+    from dpestim.utils import _progress
+
+    updates = []
+    original = _progress._FitProgress.update
+
+    def spy(self, n_steps):
+        updates.append(n_steps)
+        original(self, n_steps)
+
+    monkeypatch.setattr(_progress._FitProgress, "update", spy)
+    X, _ = _data()
+    y3 = np.digitize(X[:, 1], [-0.1, 0.1])  # three classes
+    kw = dict(solver="dp-scd", classes=[0, 1, 2], max_iter=2, random_state=5)
+    quiet = LogisticRegression(**kw).fit(X, y3)
+    assert updates == []
+    loud = LogisticRegression(**kw, verbose=1).fit(X, y3)
+    np.testing.assert_array_equal(quiet.coef_, loud.coef_)
+    assert updates == [loud.n_iter_ // 3] * 3  # one update per class
