@@ -14,7 +14,7 @@ from .accounting import (
     make_accountant,
 )
 from .mechanisms import gaussian_noise, laplace_noise
-from .report import PrivacyReport
+from .report import PrivacyReport, describe_event
 
 __all__ = [
     "ACCOUNTANTS",
@@ -23,6 +23,7 @@ __all__ = [
     "PrivacyReport",
     "calibrate_noise",
     "compute_epsilon",
+    "describe_event",
     "gaussian_noise",
     "laplace_noise",
     "make_accountant",
