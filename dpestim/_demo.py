@@ -265,7 +265,7 @@ def run(
 
 
 def _cell(value):
-    return "" if value is None else f"{value:.3f}"
+    return "" if value is None else f"{value:.3f}".replace("-0.000", "0.000")
 
 
 def format_table(rows, epsilons=EPSILONS):
