@@ -14,7 +14,10 @@ class PrivacyReport:
     """What was run, and what it guarantees.
 
     Returned by ``privacy_report()`` of every fitted dpestim estimator.
-    ``str(report)`` gives a paragraph fit for a log or a data-release form.
+    ``str(report)`` gives a paragraph fit for a log or a data-release form:
+    a pure guarantee (``delta == 0``) is stated as such, with the
+    ``requested_delta`` the estimator was given and did not use; long
+    compositions are summarised (:func:`describe_event`).
     """
 
     estimator: str
@@ -56,10 +59,10 @@ class PrivacyReport:
             guarantee += ")"
         else:
             guarantee = f"({self.epsilon:.6g}, {self.delta:.3g})-differential privacy"
-        leaves = _flatten(self.dp_event)
+        leaves = [] if self.dp_event is None else _flatten(self.dp_event)
         draws = sum(count for _, count in leaves)
         steps = f"{self.n_steps}"
-        private = all(
+        private = bool(leaves) and all(
             type(leaf).__name__ not in ("NonPrivateDpEvent", "NoOpDpEvent")
             for leaf, _ in leaves
         )
