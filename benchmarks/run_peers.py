@@ -66,7 +66,6 @@ if __name__ == "__main__":
 import csv  # noqa: E402
 import importlib.metadata  # noqa: E402
 import json  # noqa: E402
-import logging  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
@@ -159,8 +158,6 @@ CONFIGS = {
     ),
 }
 
-# dp_accounting logs each RDP order it drops; the reported epsilons are unaffected.
-logging.getLogger("absl").setLevel(logging.ERROR)
 
 TARGET_SPEEDUP = 20.0
 TARGET_ACC_POINTS = 1.0

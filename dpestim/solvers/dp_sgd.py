@@ -252,9 +252,9 @@ def noisy_gradient_descent(
         )
         if progress is not None:
             progress.update(hi - lo)
-            progress.report_loss(
-                round(hi * sampling_prob, 2), _objective(X, Y, W, b, plan)
-            )
+            if progress.wants_loss:
+                epoch = round(hi * sampling_prob, 2)
+                progress.report_loss(epoch, _objective(X, Y, W, b, plan))
     return W, b
 
 

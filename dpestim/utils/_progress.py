@@ -65,9 +65,14 @@ class _FitProgress:
         size = multiple_of * max(1, -(-size // multiple_of))
         return [(lo, min(lo + size, n_steps)) for lo in range(0, n_steps, size)]
 
+    @property
+    def wants_loss(self):
+        """Whether the per-epoch (non-private) training loss is printed."""
+        return self.verbose >= 2
+
     def report_loss(self, epoch, loss):
         """Print a per-epoch training loss, labelled non-private (verbose >= 2)."""
-        if self.verbose >= 2:
+        if self.wants_loss:
             self.bar.write(
                 f"  epoch {epoch}: training loss {loss:.6g}  [{NON_PRIVATE_LOSS}]",
                 file=sys.stderr,

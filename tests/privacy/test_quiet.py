@@ -4,6 +4,7 @@ import logging
 
 import dp_accounting as dpa
 import numpy as np
+import pytest
 from absl import logging as absl_logging
 
 from dpestim import LogisticRegression
@@ -29,6 +30,17 @@ class _Collect(logging.Handler):
 def _state(name):
     logger = logging.getLogger(name)
     return (logger.level, list(logger.handlers), list(logger.filters), logger.propagate)
+
+
+@pytest.fixture(autouse=True)
+def _absl_warnings_on():
+    # another module (a benchmark script imported by a test) may have raised
+    # the absl level; these tests need dp_accounting's warnings to be emitted
+    absl = logging.getLogger("absl")
+    level = absl.level
+    absl.setLevel(logging.WARNING)
+    yield
+    absl.setLevel(level)
 
 
 def _with_user_handler(run):
