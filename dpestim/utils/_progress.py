@@ -17,7 +17,7 @@ import contextlib
 import contextvars
 import sys
 
-from tqdm.auto import tqdm
+from tqdm import tqdm  # not tqdm.auto: no ipywidgets warning in notebooks
 
 __all__ = ["current_progress", "fit_progress", "progress_bar"]
 
