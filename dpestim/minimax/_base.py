@@ -13,24 +13,27 @@ import warnings
 from numbers import Real
 
 import numpy as np
+from dp_accounting import GaussianDpEvent
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
-from ..privacy import PrivacyReport
+from ..privacy import PrivacyReport, calibrate_noise, compute_epsilon
+from ..solvers._sgda_kernels import DUAL_WEIGHTS
 from ..solvers.saddle import (
     BaseSaddleSolver,
     SaddlePlan,
     resolve_saddle_solver,
     run_saddle,
 )
+from ..solvers.sgda import NoisySGDA, SGDAPlan
 from ..utils import check_generator
 
 __all__ = ["BaseMinimaxModel"]
 
 # Solvers that run on linear-model saddle problems (dp-sgda is games only).
-_LINEAR_SOLVERS = ("dp-smd", "dp-smd-br")
+_LINEAR_SOLVERS = ("noisy-sgda", "dp-smd", "dp-smd-br")
 
 
 def _sensitive_codes(sensitive_features, n):
@@ -84,7 +87,7 @@ class BaseMinimaxModel(BaseEstimator):
         group_proportions="private",
         proportions_budget=0.1,
         min_group_proportion=None,
-        solver="dp-smd",
+        solver="noisy-sgda",
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -170,11 +173,12 @@ class BaseMinimaxModel(BaseEstimator):
         X : array-like of shape (n_samples, n_features)
             Features; clipped to ``[-feature_bound, feature_bound]``.
         y : array-like of shape (n_samples,)
-        sensitive_features : array-like of shape (n_samples,) or (n_samples, k), \
-default=None
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, k)
             Group membership of each sample (rows of a 2-d array are combined
-            into one group label). ``None``: a single group. Routed by
-            scikit-learn's metadata routing (``set_fit_request``) inside
+            into one group label). Required: a worst-group or fairness model
+            without groups is an error (use :class:`~dpestim.LogisticRegression`
+            for a model of the average loss). Routed by scikit-learn's metadata
+            routing (``set_fit_request``) inside
             :class:`~sklearn.pipeline.Pipeline` and
             :class:`~sklearn.model_selection.GridSearchCV`.
 
@@ -184,18 +188,16 @@ default=None
         """
         self._fit_warnings = []
         solver = resolve_saddle_solver(self.solver, allowed=_LINEAR_SOLVERS)
+        if sensitive_features is None:
+            raise ValueError(
+                f"{type(self).__name__}.fit requires sensitive_features (one group "
+                "label per sample): fit(X, y, sensitive_features=a). Without groups "
+                "there is no worst group or fairness constraint; use "
+                "dpestim.LogisticRegression / Ridge for the average loss."
+            )
         X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=False)
         n = X.shape[0]
-        a = (
-            np.zeros(n, dtype=object)
-            if sensitive_features is None
-            else _sensitive_codes(sensitive_features, n)
-        )
-        groups, codes = (
-            (np.array(["all"], dtype=object), np.zeros(n, dtype=np.int64))
-            if sensitive_features is None
-            else self._resolve_groups(a)
-        )
+        groups, codes = self._resolve_groups(_sensitive_codes(sensitive_features, n))
         target = self._encode_target(y)
         rng = check_generator(self.random_state)
         eps, delta = float(self.epsilon), float(self.delta)
@@ -208,14 +210,35 @@ default=None
             )
         n_cells = self._n_cells(groups.shape[0])
         cells = self._cells(codes, target)
-        estimate = (
-            isinstance(self.group_proportions, str)
-            and self.group_proportions == "private"
+        Xc = self._clip_X(X)
+        self.groups_ = groups
+        self.solver_ = solver
+        if isinstance(solver, NoisySGDA):
+            theta, dual = self._fit_sgda(solver, Xc, target, cells, n_cells, rng)
+        else:
+            theta, dual = self._fit_smd(solver, Xc, target, cells, n_cells, rng)
+        if self.fit_intercept:
+            coef, intercept = theta[:-1], theta[-1] * float(self.feature_bound)
+        else:
+            coef, intercept = theta, 0.0
+        self._release(coef, intercept, dual)
+        del self._fit_warnings
+        return self
+
+    def _estimate_proportions(self):
+        return isinstance(self.group_proportions, str) and (
+            self.group_proportions == "private"
         )
+
+    def _fit_smd(self, solver, Xc, target, cells, n_cells, rng):
+        """Vertex-sampling solvers (replace-one, Laplace proportions)."""
+        n = Xc.shape[0]
+        eps, delta = float(self.epsilon), float(self.delta)
+        private = math.isfinite(eps)
+        estimate = self._estimate_proportions()
         eps_prop = eps * self.proportions_budget if estimate else 0.0
         eps_saddle = eps - eps_prop if private else math.inf
         pi, pi_min = self._proportions(cells, n_cells, eps_prop, rng)
-        Xc = self._clip_X(X)
         problem, L0, L1, L2 = self._problem(Xc, target, cells, pi, pi_min)
         dx, dy = problem.dims
         plan = SaddlePlan(
@@ -227,20 +250,12 @@ default=None
             second_order=float(L2),
         )
         result = run_saddle(solver, problem, plan, eps_saddle, delta, rng)
-        self.groups_ = groups
         self.group_proportions_ = pi
-        self.solver_ = solver
         self.n_iter_ = result.n_iter
         self.epsilon_ = result.epsilon + eps_prop if private else math.inf
         self.delta_ = delta
         self.dp_event_ = result.dp_event
         self.dp_params_ = dict(result.params, lipschitz=float(L0))
-        theta = float(self.l1_radius) * (result.x[: dx // 2] - result.x[dx // 2 :])
-        if self.fit_intercept:
-            coef, intercept = theta[:-1], theta[-1] * float(self.feature_bound)
-        else:
-            coef, intercept = theta, 0.0
-        self._release(coef, intercept, result.y)
         self._report = PrivacyReport(
             estimator=type(self).__name__,
             solver=solver.name,
@@ -277,8 +292,130 @@ default=None
             dp_event=result.dp_event,
             warnings=tuple(self._fit_warnings),
         )
-        del self._fit_warnings
-        return self
+        theta = float(self.l1_radius) * (result.x[: dx // 2] - result.x[dx // 2 :])
+        return theta, result.y
+
+    def _fit_sgda(self, solver, Xc, target, cells, n_cells, rng):
+        """Euclidean noisy SGDA (add/remove, Gaussian proportions, one RDP)."""
+        n, d = Xc.shape
+        eps, delta = float(self.epsilon), float(self.delta)
+        private = math.isfinite(eps)
+        estimate = self._estimate_proportions()
+        prior, sigma_h = None, 0.0
+        if estimate and private:
+            # one record changes one cell count by 1: L2 sensitivity 1
+            sigma_h = calibrate_noise(
+                GaussianDpEvent, eps * self.proportions_budget, delta,
+                cache_key=("gaussian",),
+            )  # fmt: skip
+            prior = GaussianDpEvent(sigma_h)
+        pi, counts_public = self._gaussian_proportions(cells, n_cells, sigma_h, rng)
+        problem = self._lagrangian(Xc, target, cells, pi)
+        plan = SGDAPlan(n, d, problem.M.shape[1], prior)
+        params = solver.resolve(eps, delta, plan, problem.dual_kind)
+        self._check_group_sizes(pi, n, params, sigma_h, counts_public)
+        result = solver.solve(problem, plan, params, rng)
+        event = result.dp_event
+        self.group_proportions_ = pi
+        self.n_iter_ = result.n_iter
+        self.epsilon_ = compute_epsilon(event, delta) if private else math.inf
+        self.delta_ = delta
+        self.dp_event_ = event
+        self.dp_params_ = dict(params, proportions_noise_multiplier=sigma_h)
+        self.noise_multiplier_ = params["noise_multiplier"]
+        self._report = PrivacyReport(
+            estimator=type(self).__name__,
+            solver=solver.name,
+            mechanism=solver.mechanism(params),
+            sampling=solver.sampling(params),
+            composition=(
+                f"{params['max_iter']} Poisson-subsampled Gaussian steps"
+                + (
+                    ", composed (RDP) with a Gaussian histogram of the cell counts "
+                    f"(noise multiplier {sigma_h:.4g}, sensitivity 1)"
+                    if prior is not None
+                    else ""
+                )
+            ),
+            n_steps=result.n_iter,
+            noise_multiplier=params["noise_multiplier"],
+            clip_norm=params["clip_norm"],
+            neighbouring=solver.neighbouring,
+            accountant="dp_accounting RDP",
+            noise=(
+                f"noise multiplier {params['noise_multiplier']:.6g} x clip norm "
+                f"{params['clip_norm']:.6g} on every step"
+                if private
+                else "none (epsilon = inf: not private)"
+            ),
+            epsilon=self.epsilon_,
+            delta=delta,
+            dp_event=event,
+            warnings=tuple(self._fit_warnings),
+        )
+        dual = result.y
+        if problem.dual_kind == DUAL_WEIGHTS:
+            dual = pi * dual  # group weights w -> the simplex point lam = pi w
+        else:  # multipliers mu -> (mu+, mu-, slack) / B, the dp-smd layout
+            dual = np.concatenate([np.maximum(dual, 0), np.maximum(-dual, 0), [0.0]])
+            dual = dual / problem.bound
+        return result.x, dual
+
+    def _gaussian_proportions(self, cells, n_cells, sigma_h, rng):
+        """Cell proportions for noisy-sgda; second value: are they public."""
+        gp = self.group_proportions
+        if isinstance(gp, str) and gp == "uniform":
+            return np.full(n_cells, 1.0 / n_cells), False
+        if isinstance(gp, str) and gp == "private":
+            counts = np.bincount(cells, minlength=n_cells).astype(float)
+            if sigma_h > 0:
+                counts = counts + sigma_h * rng.standard_normal(n_cells)
+            floor = (
+                0.5 / n_cells
+                if self.min_group_proportion is None
+                else float(self.min_group_proportion)
+            )
+            pi = np.maximum(counts / cells.shape[0], floor)
+            return pi / pi.sum(), False
+        pi = np.asarray(gp, dtype=float).ravel()
+        if pi.shape[0] != n_cells or not np.all(pi > 0):
+            raise ValueError(
+                f"group_proportions must be 'uniform', 'private' or {n_cells} "
+                "positive public proportions (one per cell, see the docstring)."
+            )
+        return pi / pi.sum(), True
+
+    def _check_group_sizes(self, pi, n, params, sigma_h, public):
+        """Warn when a cell is too small for the budget (no private count used).
+
+        ``needed`` is computed from public quantities: a cell needs enough
+        rows that the noise on its share of the averaged dual gradient is at
+        most 1/10 of the signal, ``10 sigma C / (q sqrt(T / 2))`` rows, and
+        that its noisy count is ten noise deviations from zero. It is
+        compared with ``pi * n``, where ``pi`` is public or already released
+        (privately estimated) proportions; never with a private count.
+        """
+        sigma, clip = params["noise_multiplier"], params["clip_norm"]
+        if sigma == 0 and sigma_h == 0:
+            return
+        q, T = params["sampling_prob"], params["max_iter"]
+        needed = 10 * sigma * clip / (q * math.sqrt(max(1.0, T / 2)))
+        needed = int(math.ceil(max(needed, 10 * sigma_h)))
+        if isinstance(self.group_proportions, str) and self.group_proportions == (
+            "uniform"
+        ):
+            return
+        small = np.flatnonzero(pi * n < needed)
+        if small.size:
+            what = "public" if public else "privately estimated (released)"
+            self._warn(
+                f"{small.size} cell(s) (indices {small.tolist()}) have fewer rows "
+                f"than the {needed} this budget needs (by the {what} proportions "
+                f"group_proportions_): their constraint or risk estimate is "
+                "dominated by noise. Increase epsilon, merge groups, or collect "
+                "more rows for them.",
+                PrivacyBudgetWarning,
+            )
 
     def privacy_report(self):
         """The privacy guarantee of the fitted model (a :class:`PrivacyReport`)."""

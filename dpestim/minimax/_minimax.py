@@ -11,7 +11,9 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from ..exceptions import PrivacyLeakWarning
 from ..losses import LOGISTIC, SQUARED
+from ..solvers._sgda_kernels import DUAL_WEIGHTS, WORST_GROUP
 from ..solvers.saddle import LinearSaddleProblem
+from ..solvers.sgda import LagrangianProblem
 from ._base import _DOC_ATTRIBUTES, _DOC_COMMON, BaseMinimaxModel
 
 __all__ = ["MinimaxLogisticRegression", "MinimaxRegressor"]
@@ -43,6 +45,28 @@ class _GroupCells:
 
     def _cells(self, codes, target):
         return codes
+
+    def _lagrangian(self, Xc, target, cells, pi):
+        """noisy-sgda: ``min_theta max_w E[w_a loss]``, ``w >= 0, pi . w = 1``.
+
+        Written on weights ``w_g = lam_g / pi_g`` rather than on the simplex
+        ``lam``: a record's dual gradient is ``loss e_a`` (its group's *sum*,
+        O(1) whatever the group's size) instead of ``loss e_a / pi_a``.
+        """
+        G = pi.shape[0]
+        return LagrangianProblem(
+            X=Xc,
+            target=np.ascontiguousarray(target, dtype=np.float64),
+            cells=np.ascontiguousarray(cells, dtype=np.int64),
+            kind=WORST_GROUP,
+            loss=self._loss_code,
+            M=np.eye(G),
+            dual_kind=DUAL_WEIGHTS,
+            props=pi,
+            bound=math.inf,
+            slack=np.zeros(G),
+            dual_init=np.ones(G) / pi.sum(),
+        )
 
 
 class BinaryLinearClassifierMixin(ClassifierMixin):
@@ -102,6 +126,7 @@ class BinaryLinearClassifierMixin(ClassifierMixin):
 class MinimaxLogisticRegression(
     _GroupCells, BinaryLinearClassifierMixin, BaseMinimaxModel
 ):
+    _loss_code = LOGISTIC
     _parameter_constraints = {
         **BaseMinimaxModel._parameter_constraints,
         "classes": ["array-like", None],
@@ -120,7 +145,7 @@ class MinimaxLogisticRegression(
         group_proportions="private",
         proportions_budget=0.1,
         min_group_proportion=None,
-        solver="dp-smd",
+        solver="noisy-sgda",
         random_state=None,
     ):
         super().__init__(
@@ -158,6 +183,7 @@ class MinimaxLogisticRegression(
 
 
 class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
+    _loss_code = SQUARED
     _parameter_constraints = {
         **BaseMinimaxModel._parameter_constraints,
         "target_bound": [Interval(Real, 0, None, closed="neither")],
@@ -176,7 +202,7 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
         group_proportions="private",
         proportions_budget=0.1,
         min_group_proportion=None,
-        solver="dp-smd",
+        solver="noisy-sgda",
         random_state=None,
     ):
         super().__init__(
