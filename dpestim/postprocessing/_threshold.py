@@ -10,7 +10,7 @@ from scipy.optimize import linprog
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.exceptions import NotFittedError
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import PrivacyLeakWarning
@@ -96,7 +96,10 @@ default="demographic_parity"
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict"])],
         "constraint": [StrOptions({"demographic_parity", "equalized_odds"})],
-        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "epsilon": [
+            Interval(Real, 0, None, closed="neither"),
+            Options(Real, {math.inf}),
+        ],
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "groups": ["array-like", None],
         "n_bins": [Interval(Integral, 2, None, closed="left")],

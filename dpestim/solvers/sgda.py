@@ -96,8 +96,9 @@ class NoisySGDA(BaseSaddleSolver):
     Parameters
     ----------
     max_iter : int or "auto", default="auto"
-        Number of epochs; ``"auto"``: 10 (the dp-sgd default), so ``T =
-        max_iter / q`` steps.
+        Number of epochs; ``"auto"``: 10 (the dp-sgd default) when private,
+        30 at ``epsilon = inf`` (more steps cost no privacy there); ``T =
+        ceil(max_iter / q)`` steps.
     batch_size : int or "auto", default="auto"
         Expected Poisson batch size ``q n``; ``"auto"``: ``max(256,
         round(sqrt(n)))`` capped at ``n``.
@@ -169,7 +170,9 @@ class NoisySGDA(BaseSaddleSolver):
             B = max(256, int(round(math.sqrt(n))))
         B = int(min(B, n))
         q = B / n
-        epochs = 10 if self.max_iter == "auto" else int(self.max_iter)
+        epochs = self.max_iter
+        if epochs == "auto":
+            epochs = 10 if private else 30
         T = max(1, int(math.ceil(epochs / q)))
         weights = dual_kind == _k.DUAL_WEIGHTS
         clip = self.clip_norm
