@@ -370,8 +370,10 @@ class BaseMinimaxModel(BaseEstimator):
             counts = np.bincount(cells, minlength=n_cells).astype(float)
             if sigma_h > 0:
                 counts = counts + sigma_h * rng.standard_normal(n_cells)
+            # the sums form needs no Lipschitz floor (a record's gradient is
+            # bounded whatever pi): the default floor is one row, 1 / n
             floor = (
-                0.5 / n_cells
+                1.0 / cells.shape[0]
                 if self.min_group_proportion is None
                 else float(self.min_group_proportion)
             )
@@ -467,9 +469,11 @@ _DOC_COMMON = """epsilon : float, default=1.0
     proportions_budget : float, default=0.1
         Share of ``epsilon`` spent on the private proportions.
     min_group_proportion : float or None, default=None
-        Public floor of the estimated proportions (``None``: half the uniform
-        proportion, ``0.5 / n_cells``); the Lipschitz bound, hence the step
-        size, scales with ``1 / min_group_proportion``.
+        Public floor of the estimated proportions. ``None``: one row
+        (``1 / n_samples``) with ``solver="noisy-sgda"``, whose sensitivity
+        does not depend on the proportions; half the uniform proportion
+        (``0.5 / n_cells``) with the dp-smd solvers, whose Lipschitz bound,
+        hence step size, scales with ``1 / min_group_proportion``.
     solver : {"dp-smd", "dp-smd-br"} or saddle solver object, default="dp-smd"
         Algorithm 1 or Algorithm 3 of the paper; pass e.g.
         ``DPSMD(max_iter="theory", n_vertex_samples=8)`` to set its
