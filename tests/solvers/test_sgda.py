@@ -233,6 +233,8 @@ def test_auto_policy_reads_only_the_public_plan():
     assert math.isinf(s.resolve_auto(plan, K.DUAL_WEIGHTS, private=False)["clip_norm"])
     big = s.resolve_auto(SGDAPlan(10**6, 5, 2), K.DUAL_WEIGHTS)
     assert big["batch_size"] == 1000
+    small = s.resolve_auto(SGDAPlan(4320, 5, 2), K.DUAL_BOX)
+    assert small["batch_size"] == 67 and small["max_iter"] == 1000  # step floor
 
 
 def test_event_composes_the_prior_and_meets_the_budget():
