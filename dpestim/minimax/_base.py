@@ -449,9 +449,10 @@ _DOC_COMMON = """epsilon : float, default=1.0
     delta : float, default=1e-5
         In ``(0, 1)``; keep it well below ``1 / n_samples``.
     l1_radius : float, default=4.0
-        ``R``: the coefficients (and the intercept, see ``fit_intercept``)
-        are constrained to ``||theta||_1 <= R``. Public; enters the privacy
-        calibration.
+        ``R``: with the dp-smd solvers, the coefficients (and the intercept,
+        see ``fit_intercept``) are constrained to ``||theta||_1 <= R``.
+        Public; enters their privacy calibration. Not used by
+        ``"noisy-sgda"``.
     feature_bound : float, default=1.0
         ``X_inf``: features are clipped to ``[-X_inf, X_inf]`` in ``fit`` and
         in prediction. Public; enters the privacy calibration.
@@ -463,9 +464,15 @@ _DOC_COMMON = """epsilon : float, default=1.0
         ``sensitive_features`` with a :class:`~dpestim.PrivacyLeakWarning`.
     group_proportions : {"private", "uniform"} or array-like, default="private"
         Proportions ``pi`` used to turn group-conditional risks into
-        expectations: a Laplace histogram spending ``proportions_budget *
-        epsilon`` (then clipped below at ``min_group_proportion``), uniform,
-        or public values (one per cell).
+        expectations: a private histogram spending ``proportions_budget *
+        epsilon`` (Gaussian, composed with the solver by RDP, for
+        ``"noisy-sgda"``; Laplace, basic composition, for dp-smd; then
+        clipped below at ``min_group_proportion``), uniform, or public
+        values (one per cell). With ``"private"`` or public values, a cell
+        with too few rows for the budget raises a
+        :class:`~dpestim.PrivacyBudgetWarning` giving the number needed
+        (from public quantities; compared with the released or public
+        proportions, never with a private count).
     proportions_budget : float, default=0.1
         Share of ``epsilon`` spent on the private proportions.
     min_group_proportion : float or None, default=None
@@ -474,9 +481,17 @@ _DOC_COMMON = """epsilon : float, default=1.0
         does not depend on the proportions; half the uniform proportion
         (``0.5 / n_cells``) with the dp-smd solvers, whose Lipschitz bound,
         hence step size, scales with ``1 / min_group_proportion``.
-    solver : {"dp-smd", "dp-smd-br"} or saddle solver object, default="dp-smd"
-        Algorithm 1 or Algorithm 3 of the paper; pass e.g.
-        ``DPSMD(max_iter="theory", n_vertex_samples=8)`` to set its
+    solver : {"noisy-sgda", "dp-smd", "dp-smd-br"} or saddle solver object, \
+default="noisy-sgda"
+        ``"noisy-sgda"`` (:class:`~dpestim.solvers.NoisySGDA`): Euclidean
+        noisy stochastic gradient descent-ascent, Poisson sampling, joint
+        primal-dual clipping, Gaussian noise accounted by dp_accounting under
+        add/remove-one; ``theta`` is unconstrained (``l1_radius`` is not
+        used), hyperparameters ``"auto"`` from public quantities. ``"dp-smd"``
+        / ``"dp-smd-br"``: Algorithm 1 / 3 of González et al. (vertex
+        sampling on the l1 ball, replace-one), far less accurate at
+        real-data sizes (see ``BENCHMARKS.md``); pass e.g.
+        ``DPSMD(max_iter="theory", n_vertex_samples=8)`` to set their
         parameters.
     random_state : int, Generator or None, default=None"""
 

@@ -178,38 +178,43 @@ class FairLogisticRegression(BinaryLinearClassifierMixin, BaseMinimaxModel):
 
 FairLogisticRegression.__doc__ = f"""Private logistic regression, fairness-constrained.
 
-    Solves the Lagrangian of the convex (linear-score) surrogate of the
-    constraint as one saddle point, with the multipliers on a scaled simplex
-    as in fairlearn's reductions approach (but one private mirror-descent run
-    instead of many oracle calls)::
+    With the default ``solver="noisy-sgda"`` it solves the Lagrangian game
+    of fairlearn's exponentiated-gradient reduction (Agarwal et al. 2018) in
+    one private run: the multipliers ``mu`` (one per cell, in
+    ``[-B, B]``) price the constraints ``|P(cell) (rate_cell -
+    rate_parent)| <= P(cell) difference_bound`` on the *rates of positive
+    predictions*, and ``theta`` descends the logistic surrogate of the
+    resulting cost-sensitive classification::
 
-        min_(||theta||_1 <= R) max_(mu >= 0, ||mu||_1 <= B)
-            E[log(1 + exp(-y theta.x))]
-            + sum_e mu_e+ (D_e(theta) - bound) + mu_e- (-D_e(theta) - bound)
+        min_theta max_(|mu_k| <= B) E[|cost_i| log(1 + exp(-t_i theta.x))]
+            + sum_k (mu_k c_k(theta) - B_k |mu_k|)
 
-    where ``D_e(theta)`` is the difference between the mean score
-    ``theta.x`` in cell ``e`` and in its parent: for
-    ``"demographic_parity"`` cells are the groups and the parent is the whole
-    population; for ``"equalized_odds"`` cells are (group, label) pairs and
-    the parent is the label. ``D_e`` is written as an expectation with the
-    cell proportions ``pi`` (``group_proportions``; for equalized odds,
-    public values are given per cell ``(group_0, label_0), (group_0,
-    label_1), ...``).
+    Cells are the groups (``"demographic_parity"``, parent: everyone) or the
+    (group, label) pairs (``"equalized_odds"``, parent: the label). The
+    constraints are written on sums, so one record moves a dual gradient by
+    O(1) whatever its group's size. The non-private limit matches fairlearn's
+    ``ExponentiatedGradient`` with a logistic-regression learner (Adult:
+    0.826 accuracy at a demographic-parity difference of 0.003 against its
+    0.829 at 0.015) with one deterministic linear model instead of a
+    randomized mixture.
 
-    The surrogate constrains mean *scores* (decision-function units), not
-    rates of positive predictions; it is convex, so the saddle point is
-    well-defined, and it tightens the true constraint only approximately.
+    With ``solver="dp-smd"`` (or ``"dp-smd-br"``) it solves instead the
+    convex surrogate on mean *scores* on the l1 ball (``|E[theta.x | cell] -
+    E[theta.x | parent]| <= difference_bound``, multipliers on a scaled
+    simplex) by private mirror descent with vertex sampling.
 
     Parameters
     ----------
     constraint : {{"demographic_parity", "equalized_odds"}}, \
 default="demographic_parity"
-    difference_bound : float, default=0.05
-        Allowed difference of mean scores (decision-function units).
-    multiplier_bound : float, default=1.0
-        ``B``: bound on the l1 norm of the multipliers. Larger values enforce
-        the constraint harder but raise the Lipschitz bound, hence the
-        privacy cost per step.
+    difference_bound : float or "auto", default="auto"
+        Allowed difference of positive-prediction rates (noisy-sgda; ``"auto"``:
+        0, as fair as the run gets) or of mean scores (dp-smd; ``"auto"``:
+        0.05).
+    multiplier_bound : float or "auto", default="auto"
+        ``B``: bound on the multipliers (noisy-sgda: each, ``"auto"``: 5;
+        dp-smd: their l1 norm, ``"auto"``: 1, as it raises the Lipschitz
+        bound, hence the privacy cost per step).
     {_DOC_COMMON}
     classes : array-like or None, default=None
         The public label set (two labels).

@@ -266,12 +266,17 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
 MinimaxLogisticRegression.__doc__ = f"""Private worst-group logistic regression.
 
     Minimises the largest group-conditional logistic risk
-    ``max_g E[log(1 + exp(-y theta.x)) | a = g]`` over ``||theta||_1 <= R``,
-    as the saddle point ``min_theta max_(lam in simplex)
-    sum_g lam_g E[1{{a = g}} / pi_g (l - c)]`` (spec 001, estimator A, with the
-    loss centring ``c``), solved by private stochastic mirror descent with
-    vertex sampling (no added noise; the sampling is an exponential
-    mechanism). Binary classification only.
+    ``max_g E[log(1 + exp(-y theta.x)) | a = g]``. With the default
+    ``solver="noisy-sgda"`` it is the saddle point ``min_theta max_w
+    E[w_a log(1 + exp(-y theta.x))]`` over group weights ``w >= 0``,
+    ``sum_g pi_g w_g = 1`` (a record's dual gradient is its loss, O(1)
+    whatever its group's size), solved by noisy SGDA (Gaussian, add/remove,
+    dp_accounting). With ``solver="dp-smd"`` it is spec 001's estimator A
+    on the l1 ball ``||theta||_1 <= R``, ``min_theta max_(lam in simplex)
+    sum_g lam_g E[1{{a = g}} / pi_g (l - c)]`` with the loss centring ``c``,
+    solved by private stochastic mirror descent with vertex sampling (no
+    added noise; the sampling is an exponential mechanism). Binary
+    classification only.
 
     With ``pi_g`` equal to the true proportions the saddle point is the
     minimax-risk model; with other ``pi`` (e.g. ``"uniform"``) it is that of
@@ -289,9 +294,10 @@ MinimaxLogisticRegression.__doc__ = f"""Private worst-group logistic regression.
     {_DOC_ATTRIBUTES}
     classes_ : ndarray of shape (2,)
     group_weights_ : ndarray of shape (n_groups,)
-        The released dual variable: the average of the vertex samples of the
-        group-weight iterates (differentially private). Large weights mark
-        the groups with the largest risk.
+        The released dual variable on the simplex (``pi * w`` for
+        noisy-sgda; the average of the vertex samples for dp-smd), a
+        post-processing of the private run. Large weights mark the groups
+        with the largest risk.
 
     Examples
     --------
