@@ -216,6 +216,7 @@ class NoisySGDA(BaseSaddleSolver):
         """All run parameters, the noise multiplier calibrated by dp_accounting."""
         from ..privacy import calibrate_noise
 
+        self._validate_params()  # before any data is read
         params = self.resolve_auto(plan, dual_kind, math.isfinite(epsilon))
         sigma = 0.0
         if math.isfinite(epsilon):

@@ -251,3 +251,19 @@ def test_event_composes_the_prior_and_meets_the_budget():
         p["noise_multiplier"]
         > s.resolve(1.0, 1e-6, SGDAPlan(5000, 10, 2))["noise_multiplier"]
     )
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(batch_size=0),
+        dict(max_iter=0),
+        dict(clip_norm=-1.0),
+        dict(learning_rate="big"),
+        dict(dual_learning_rate=0.0),
+        dict(burn_in=1.0),
+    ],
+)
+def test_bad_solver_parameters_raise_before_data(bad):
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        NoisySGDA(**bad).resolve(1.0, 1e-6, SGDAPlan(1000, 3, 2))
