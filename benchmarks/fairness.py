@@ -251,7 +251,7 @@ def run_references(task):
 FW_NAME = "l1-ball (R=4) minimax logistic, Frank-Wolfe"
 
 
-def _fw_minimax(task, R=4.0, iters=2000):
+def _fw_minimax(task, R=4.0, iters=600):
     """Non-private reference of dp-smd's objective (l1 ball, features clipped
     to 1, intercept inside the ball): Frank-Wolfe on ``sum_g lam_g R_g`` for
     a grid of ``lam``; the one with the smallest worst-group training risk."""
@@ -261,7 +261,7 @@ def _fw_minimax(task, R=4.0, iters=2000):
     Z = np.hstack([np.clip(X, -1, 1), np.ones((len(y), 1))])
     s = np.where(y == 1, 1.0, -1.0)
     best = None
-    for lam in np.linspace(0, 1, 9):
+    for lam in np.linspace(0, 1, 5):
         w = np.where(a == groups[1], lam, 1 - lam) / np.where(
             a == groups[1], (a == groups[1]).sum(), (a == groups[0]).sum()
         )
@@ -480,13 +480,13 @@ def main(argv=None):
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--quick", action="store_true", help="2 seeds, epsilon 1 and inf")
     p.add_argument("--max-minutes", type=float, default=90.0)
-    p.add_argument("--only-models", default="")
+    p.add_argument("--only-models", default="", help="names separated by ;")
     p.add_argument("--epsilons", default="")
     p.add_argument("--report", action="store_true", help="only rebuild the report")
     p.add_argument("--no-references", action="store_true")
     args = p.parse_args(argv)
     if not args.report:
-        models = [m for m in args.only_models.split(",") if m] or list(PRIVATE_MODELS)
+        models = [m for m in args.only_models.split(";") if m] or list(PRIVATE_MODELS)
         eps = EPSILONS
         if args.epsilons:
             eps = tuple(float(e) for e in args.epsilons.split(","))

@@ -235,3 +235,19 @@ def test_histogram_sensitivity_on_random_neighbours():
         rest = np.delete(np.arange(500), i)
         diff = hist(np.arange(500)) - hist(rest)
         assert np.linalg.norm(diff) == 1.0 and np.abs(diff).sum() == 1
+
+
+def test_threshold_optimizer_on_a_replace_one_model_uses_basic_composition():
+    X, y, a = _data(3000, zlib.crc32(b"pp-smd"))
+    base = MinimaxLogisticRegression(
+        epsilon=1.0, delta=DELTA, classes=[0, 1], groups=[0, 1], solver="dp-smd",
+        random_state=0,
+    ).fit(X, y, sensitive_features=a)  # fmt: skip
+    pp = PrivateThresholdOptimizer(
+        base, epsilon=0.5, delta=DELTA, groups=[0, 1], random_state=0
+    ).fit(X, y, sensitive_features=a)
+    assert pp.estimator_ is base  # prefit: used as is
+    report = pp.privacy_report()
+    assert report.neighbouring == "replace_one"
+    assert pp.epsilon_ == pytest.approx(base.epsilon_ + 0.5)
+    assert "basic composition" in report.composition
