@@ -48,6 +48,7 @@ PUBLISHED = [
         accuracy=0.813,
         dp_difference=0.010,
         protects="sensitive attribute only",
+        color="red",
     ),
     dict(
         model="PF-LD (Tran et al. 2021)",
@@ -55,6 +56,7 @@ PUBLISHED = [
         accuracy=0.817,
         dp_difference=0.061,
         protects="sensitive attribute only",
+        color="magenta",
     ),
     dict(
         model="Ghoukasian & Asoodeh 2024 (post-processing)",
@@ -62,6 +64,7 @@ PUBLISHED = [
         accuracy=0.775,
         dp_difference=0.006,
         protects="see their paper (not re-verified here)",
+        color="saddlebrown",
     ),
 ]
 
@@ -458,8 +461,8 @@ def plot(summ):
                         e == "4.0" and p["epsilon"] == 3.0
                     ):
                         ax.scatter(p["dp_difference"], p["accuracy"], marker="x",
-                                   color="r", s=60, label=p["model"] + " [published, "
-                                   f"eps {p['epsilon']:g}]")  # fmt: skip
+                                   color=p["color"], s=60, label=p["model"]
+                                   + f" [published, eps {p['epsilon']:g}]")  # fmt: skip
             ax.set_title(f"{d}, epsilon = {e}", fontsize=9)
             ax.set_xlabel("demographic-parity difference (test)")
             if j == 0:
