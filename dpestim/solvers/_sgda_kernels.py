@@ -139,6 +139,12 @@ def project_dual(u, dual_kind, props, bound, thresh):
     for q in range(m):
         u[q] = max(u[q] - tau * props[q], 0.0)
         tot += props[q] * u[q]
+    if not tot > 0.0:  # bisection lost to rounding (extreme props): uniform
+        for q in range(m):
+            u[q] = 1.0
+        tot = 0.0
+        for q in range(m):
+            tot += props[q]
     for q in range(m):
         u[q] /= tot
 
