@@ -30,7 +30,7 @@ import math
 import numba
 import numpy as np
 
-from .._kernels import poisson_sample
+from .._kernels.counter_sampling import poisson_sample_range
 from ..losses import LOGISTIC, dloss
 
 __all__ = [
@@ -152,12 +152,13 @@ def project_dual(u, dual_kind, props, bound, thresh):
 @numba.njit(cache=True)
 def sgda_loop(
     X, target, cells, kind, loss, M, row_sq, n_steps, q, clip_norm, noise_std,
-    lr_x, lr_y, alpha, dual_kind, props, bound, thresh, burn_in, rng,
+    lr_x, lr_y, alpha, dual_kind, props, bound, thresh, burn_in, key, rng,
     theta, dual, theta_avg, dual_avg,
 ):  # fmt: skip
     """Run ``n_steps`` noisy projected SGDA steps in place.
 
-    Each step: Poisson sample with probability ``q``; jointly clipped sums
+    Each step: Poisson sample with probability ``q`` (the chunking-invariant
+    counter-based sampler under ``key``, as dp-sgd); jointly clipped sums
     ``(Gx, Gy)``; ``N(0, noise_std^2)`` added to every coordinate (``Gx``
     then ``Gy``, in order; skipped when ``noise_std = 0``); division by the
     expected batch size ``q n``; a descent step on ``theta`` (plus ``alpha
@@ -180,7 +181,7 @@ def sgda_loop(
         dual_avg[k] = 0.0
     n_avg = 0
     for t in range(n_steps):
-        b = poisson_sample(rng, n, q, rows)
+        b = poisson_sample_range(key, t, q, 0, n, rows)
         Gx[:] = 0.0
         Gy[:] = 0.0
         joint_clipped_sum(

@@ -36,6 +36,7 @@ from dp_accounting import (
 )
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._kernels.counter_sampling import sampling_key
 from . import _sgda_kernels as _k
 from .saddle import SADDLE_SOLVERS, BaseSaddleSolver, SaddleResult
 
@@ -259,6 +260,8 @@ class NoisySGDA(BaseSaddleSolver):
         clip = params["clip_norm"]
         sigma = params["noise_multiplier"]
         lr_y = params["dual_learning_rate"]
+        q = float(params["sampling_prob"])
+        key = sampling_key(rng) if q < 1.0 else np.zeros(2, dtype=np.uint64)
         _k.sgda_loop(
             X, np.ascontiguousarray(problem.target, dtype=np.float64),
             np.ascontiguousarray(problem.cells, dtype=np.int64), int(problem.kind),
@@ -268,7 +271,7 @@ class NoisySGDA(BaseSaddleSolver):
             float(params["learning_rate"]), lr_y, float(params["alpha"]),
             int(problem.dual_kind), np.ascontiguousarray(problem.props, dtype=float),
             float(problem.bound), lr_y * np.asarray(problem.slack, dtype=float),
-            int(params["burn_in"]), rng, theta, dual, theta_avg, dual_avg,
+            int(params["burn_in"]), key, rng, theta, dual, theta_avg, dual_avg,
         )  # fmt: skip
         return SaddleResult(
             x=theta_avg,

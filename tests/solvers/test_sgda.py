@@ -6,7 +6,7 @@ import zlib
 import numpy as np
 import pytest
 from dp_accounting import ComposedDpEvent, GaussianDpEvent
-from twins import np_poisson_sample
+from twins import np_poisson_sample_range, np_sampling_key
 
 from dpestim.losses import LOGISTIC, SQUARED
 from dpestim.privacy import compute_epsilon
@@ -75,8 +75,9 @@ def np_sgda(prob, T, q, clip, std, lr_x, lr_y, alpha, burn_in, rng):
     n, d = X.shape
     theta, dual = np.zeros(d), prob.dual_init.astype(float).copy()
     ta, da, cnt = np.zeros(d), np.zeros(M.shape[1]), 0
+    key = np_sampling_key(rng)
     for t in range(T):
-        rows = np_poisson_sample(rng, n, q)
+        rows = np_poisson_sample_range(key, t, q, 0, n)
         gx, gy = np_clipped_sums(
             X, prob.target, prob.cells, rows, theta, dual, prob.kind, prob.loss, M, clip
         )
@@ -167,11 +168,12 @@ def test_sgda_loop_equals_twin_with_the_same_stream(kind, loss):
     theta, dual = np.zeros(d), prob.dual_init.astype(float).copy()
     ta, da = np.zeros(d), np.zeros(m)
     T, q, clip, std, lr_x, lr_y, alpha, burn = args
+    rng = np.random.default_rng(5)  # the key first, then the noise (as solve)
     K.sgda_loop(
         prob.X, prob.target, prob.cells, kind, loss, prob.M,
         np.einsum("ij,ij->i", prob.X, prob.X), T, q, clip, std, lr_x, lr_y, alpha,
         prob.dual_kind, prob.props, prob.bound, lr_y * prob.slack, burn,
-        np.random.default_rng(5), theta, dual, ta, da,
+        np_sampling_key(rng), rng, theta, dual, ta, da,
     )  # fmt: skip
     et, ed = np_sgda(prob, *args, np.random.default_rng(5))
     np.testing.assert_allclose(ta, et, rtol=1e-9, atol=1e-10)
