@@ -22,7 +22,9 @@ encoded target ``y_i`` (``+-1`` for classification), and a *cell* ``k_i``
 The joint per-example gradient ``(g_i x_i, v_i)`` is clipped to L2 norm
 ``clip_norm`` as one vector, so adding or removing one record moves the pair
 of sums ``(sum g x, sum v)`` by at most ``clip_norm``: the sensitivity of the
-Poisson-subsampled Gaussian the solver accounts for. No ``fastmath``.
+Poisson-subsampled Gaussian the solver accounts for. Rows are clipped to the
+rounding-safe limit of :mod:`dpestim._kernels.clipping` (``clip_norm`` shrunk
+by about 1e-15 relative). No ``fastmath``.
 """
 
 import math
@@ -30,6 +32,7 @@ import math
 import numba
 import numpy as np
 
+from .._kernels.clipping import _safe_limit
 from .._kernels.counter_sampling import poisson_sample_range
 from ..losses import LOGISTIC, dloss
 
@@ -65,6 +68,9 @@ def joint_clipped_sum(
     """
     d = X.shape[1]
     m = M.shape[1]
+    # rounding-safe limit of dpestim._kernels.clipping (its proof, with the
+    # m dual coordinates and the scalar product counted as extra outputs)
+    limit = _safe_limit(clip_norm, m + 2, d)
     for r in range(n_rows):
         i = rows[r]
         k = cells[i]
@@ -90,7 +96,7 @@ def joint_clipped_sum(
             v = M[k, q] * h
             sq += v * v
         norm = math.sqrt(sq)
-        scale = clip_norm / norm if norm > clip_norm else 1.0
+        scale = limit / norm if norm > limit else 1.0
         gs = scale * g
         for j in range(d):
             Gx[j] += gs * X[i, j]

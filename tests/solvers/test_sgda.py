@@ -47,7 +47,9 @@ def np_clipped_sums(X, target, cells, rows, theta, dual, kind, loss, M, clip):
     gx, gy = np_joint_grads(X, target, cells, theta, dual, kind, loss, M)
     gx, gy = gx[rows], gy[rows]
     norm = np.sqrt((gx**2).sum(1) + (gy**2).sum(1))
-    scale = np.where(norm > clip, clip / np.maximum(norm, 1e-300), 1.0)
+    m = gy.shape[1]
+    limit = clip * (1.0 - (m + 2 + X.shape[1] + 16) * 2.0**-52)  # rounding-safe
+    scale = np.where(norm > limit, limit / np.maximum(norm, 1e-300), 1.0)
     return (scale[:, None] * gx).sum(0), (scale[:, None] * gy).sum(0)
 
 
