@@ -1,11 +1,15 @@
 """Shared machinery of the private minimax / fairness estimators.
 
-These estimators solve a saddle point ``min_theta max_lam E f(theta, lam; z)``
-with ``theta`` on the l1-ball of radius ``l1_radius`` (lifted to a simplex of
-``2 p`` vertices) and ``lam`` on a simplex, with the vertex-sampling solvers of
-:mod:`dpestim.solvers.saddle`. Everything the privacy guarantee depends on is
-public: ``l1_radius``, ``feature_bound`` (features are clipped to it),
-``target_bound``, the group list and the group proportions' floor.
+These estimators solve a saddle point ``min_theta max_lam E f(theta, lam; z)``.
+With the default solver ``"noisy-sgda"`` (:mod:`dpestim.solvers.sgda`)
+``theta`` is unconstrained and the dual lives on group weights or bounded
+multipliers (add/remove neighbouring, Gaussian, dp_accounting); with the
+vertex-sampling solvers of :mod:`dpestim.solvers.saddle` ``theta`` is on the
+l1-ball of radius ``l1_radius`` (lifted to a simplex of ``2 p`` vertices) and
+``lam`` on a simplex (replace-one). Everything the privacy guarantee depends
+on is public: ``l1_radius``, ``feature_bound`` (features are clipped to it),
+``target_bound``, the group list, the group proportions' floor and the
+solvers' parameters.
 """
 
 import math
