@@ -299,8 +299,10 @@ def _append(record):
         f.write(json.dumps(record) + "\n")
 
 
-def run(seeds, epsilons, models, max_minutes, references=True):
+def run(seeds, epsilons, models, max_minutes, references=True, datasets=None):
     tasks = load_tasks()
+    if datasets:
+        tasks = {k: v for k, v in tasks.items() if k in datasets}
     done = _done()
     start = time.time()
     for dname, task in tasks.items():
@@ -360,10 +362,12 @@ def _load():
 
 
 def summarise(rows):
-    groups = {}
+    latest = {}  # one row per (dataset, model, epsilon, seed): the last written
     for r in rows:
-        if r["model"] == "references":
-            continue
+        if r["model"] != "references":
+            latest[(r["dataset"], r["model"], r["epsilon"], r["seed"])] = r
+    groups = {}
+    for r in latest.values():
         groups.setdefault((r["dataset"], r["model"], r["epsilon"]), []).append(r)
     out = []
     for (d, m, e), rs in groups.items():
@@ -487,6 +491,7 @@ def main(argv=None):
     p.add_argument("--epsilons", default="")
     p.add_argument("--report", action="store_true", help="only rebuild the report")
     p.add_argument("--no-references", action="store_true")
+    p.add_argument("--datasets", default="", help="names separated by ;")
     args = p.parse_args(argv)
     if not args.report:
         models = [m for m in args.only_models.split(";") if m] or list(PRIVATE_MODELS)
@@ -497,7 +502,8 @@ def main(argv=None):
         if args.quick:
             seeds, eps = 2, (1.0, math.inf)
         print(f"# {platform.node()} {time.strftime('%Y-%m-%d %H:%M:%S')}", flush=True)
-        run(seeds, eps, models, args.max_minutes, references=not args.no_references)
+        datasets = [d for d in args.datasets.split(";") if d]
+        run(seeds, eps, models, args.max_minutes, not args.no_references, datasets)
     write_report(_load())
 
 
