@@ -14,10 +14,12 @@ from ._audit import (
     clopper_pearson_upper,
     epsilon_lower_bound,
 )
+from ._solver_audit import audit_solver
 
 __all__ = [
     "AuditResult",
     "audit_estimator",
+    "audit_solver",
     "clopper_pearson_upper",
     "epsilon_lower_bound",
 ]
