@@ -41,7 +41,7 @@ from broken_solvers import (  # noqa: E402
 )
 
 from dpestim.audit import audit_solver  # noqa: E402
-from dpestim.solvers import SOLVERS  # noqa: E402
+from dpestim.solvers import DPGD, SOLVERS  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 EPSILON = 1.0
@@ -54,7 +54,7 @@ def configs(quick=False):
     k = 10 if quick else 1
     rows = []
     # The headline target: dp-sgd, full batch, 2 steps, epsilon = 1.
-    for delta, trials in ((1e-2, 50_000), (1e-3, 200_000), (1e-5, 200_000)):
+    for delta, trials in ((1e-2, 50_000), (1e-3, 150_000), (1e-5, 150_000)):
         rows.append(
             (
                 f"dp-sgd q=1 T=2 delta={delta:g}",
@@ -66,7 +66,7 @@ def configs(quick=False):
         (
             "dp-sgd q=0.1 T=20 delta=0.01",
             "dp-sgd",
-            dict(max_iter=2, delta=1e-2, n_trials=50_000 // k, batch_size=10),
+            dict(max_iter=2, delta=1e-2, n_trials=20_000 // k, batch_size=10),
         )
     )
     for name in sorted(SOLVERS):
@@ -77,8 +77,11 @@ def configs(quick=False):
         if solver.privacy_notion == "pure":
             kw = dict(max_iter=1, n_trials=20_000 // k, penalty=penalty)
             rows.append((f"{name} T=1", name, kw))
+            if name == "dp-gd":
+                exact = DPGD(noise="discrete_laplace")
+                rows.append(("dp-gd noise=discrete_laplace T=1", exact, kw))
         else:
-            kw = dict(max_iter=2, delta=1e-2, n_trials=50_000 // k, penalty=penalty)
+            kw = dict(max_iter=2, delta=1e-2, n_trials=10_000 // k, penalty=penalty)
             rows.append((f"{name} T=2 delta=0.01", name, kw))
     broken = [
         (HalfNoise(), dict(max_iter=2, delta=1e-2, n_trials=50_000 // k)),
@@ -184,9 +187,34 @@ def main(argv=None):
     parser.add_argument("--only", nargs="*", default=None, help="row label prefixes")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--render-only", action="store_true")
+    parser.add_argument(
+        "--part",
+        default=None,
+        help="write rows to audit_part_<PART>.json (run parts in parallel)",
+    )
+    parser.add_argument(
+        "--merge", nargs="*", default=None, help="merge these parts into audit.json"
+    )
     args = parser.parse_args(argv)
     if args.render_only:
         write_results(json.loads((RESULTS / "audit.json").read_text()))
+        return
+    if args.merge is not None:
+        parts = [
+            json.loads((RESULTS / f"audit_part_{p}.json").read_text())
+            for p in args.merge
+        ]
+        order = {r[0]: i for i, r in enumerate(configs())}
+        rows = sorted(
+            (r for p in parts for r in p["rows"]),
+            key=lambda r: order.get(r["label"], len(order)),
+        )
+        config = dict(parts[0]["config"])
+        config["command"] = " ; ".join(p["config"]["command"] for p in parts)
+        config["wall_s_this_run"] = max(p["config"]["wall_s_this_run"] for p in parts)
+        write_results({"rows": rows, "config": config})
+        for p in args.merge:
+            (RESULTS / f"audit_part_{p}.json").unlink()
         return
     logging.getLogger("absl").setLevel(logging.ERROR)  # this script's process only
     warnings.simplefilter("ignore")
@@ -195,7 +223,7 @@ def main(argv=None):
         rows = [r for r in rows if any(r[0].startswith(p) for p in args.only)]
     data = {"rows": []}
     old = RESULTS / "audit.json"
-    if args.only and old.exists():
+    if args.only and old.exists() and args.part is None:
         data = json.loads(old.read_text())
         labels = {r[0] for r in rows}
         data["rows"] = [r for r in data["rows"] if r["label"] not in labels]
@@ -216,7 +244,11 @@ def main(argv=None):
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared)",
         "wall_s_this_run": time.perf_counter() - t0,
     }
-    write_results(data)
+    if args.part is not None:
+        out = RESULTS / f"audit_part_{args.part}.json"
+        out.write_text(json.dumps(data, indent=1) + "\n")
+    else:
+        write_results(data)
     print(f"total {time.perf_counter() - t0:.0f} s")
 
 
