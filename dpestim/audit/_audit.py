@@ -372,14 +372,7 @@ def audit_estimator(
     the released coefficient is close to one Gaussian or Laplace mechanism;
     :func:`audit_solver` builds that setting.
     """
-    if not isinstance(n_trials, int | np.integer) or n_trials < 4:
-        raise ValueError(f"n_trials must be an integer >= 4, got {n_trials!r}.")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
-    if not 0 < selection_fraction < 1:
-        raise ValueError(
-            f"selection_fraction must be in (0, 1), got {selection_fraction!r}."
-        )
+    _check_audit_args(n_trials, alpha, selection_fraction)
     if not (isinstance(canary_scale, int | float) and canary_scale > 0):
         raise ValueError(f"canary_scale must be positive, got {canary_scale!r}.")
     if (
@@ -463,6 +456,19 @@ def audit_estimator(
         random_state=random_state,
         n_jobs=n_jobs,
     )
+
+
+def _check_audit_args(n_trials, alpha, selection_fraction):
+    if isinstance(n_trials, bool) or not isinstance(n_trials, int | np.integer):
+        raise ValueError(f"n_trials must be an integer >= 4, got {n_trials!r}.")
+    if n_trials < 4:
+        raise ValueError(f"n_trials must be an integer >= 4, got {n_trials!r}.")
+    if not (isinstance(alpha, int | float) and 0 < alpha < 1):
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
+    if not (isinstance(selection_fraction, int | float) and 0 < selection_fraction < 1):
+        raise ValueError(
+            f"selection_fraction must be in (0, 1), got {selection_fraction!r}."
+        )
 
 
 def _mirror_label(estimator, y, y_c):

@@ -8,11 +8,12 @@ shows up as a lower bound above the reported epsilon.
 """
 
 import math
+import warnings
 
 import numpy as np
 from sklearn.base import clone
 
-from ._audit import _audit, _CanaryScore, _threshold_bounds
+from ._audit import _audit, _CanaryScore, _check_audit_args, _threshold_bounds
 
 __all__ = ["audit_solver"]
 
@@ -113,6 +114,12 @@ def audit_solver(
     from ..linear_model import LogisticRegression, Ridge
     from ..solvers import resolve_solver
 
+    _check_audit_args(n_trials, alpha, selection_fraction)
+    if isinstance(n_samples, bool) or not isinstance(n_samples, int | np.integer):
+        raise ValueError(f"n_samples must be an integer >= 1, got {n_samples!r}.")
+    if n_samples < 1:
+        raise ValueError(f"n_samples must be an integer >= 1, got {n_samples!r}.")
+
     # Squared loss when the solver supports it (its gradient is maximal for
     # any model); logistic otherwise (maximal while the canary's margin is
     # small), with labels 1 / 0 for the canary / its mirror.
@@ -138,14 +145,18 @@ def audit_solver(
     zeros = np.zeros((n_samples, 1))
     y0 = np.zeros(n_samples, dtype=np.float64 if squared else np.int64)
     in_set = (np.vstack([zeros, x_c]), np.append(y0, target))
-    probe.fit(*in_set)
-    if probe.solver_.neighbouring == "replace_one":
-        out_set = (in_set[0], np.append(y0, mirror))
-    else:
-        out_set = (zeros, y0)
-    noiseless = clone(est).set_params(epsilon=math.inf, random_state=0)
-    w_out = float(noiseless.fit(*out_set).coef_.ravel()[0])
-    w_in = float(noiseless.fit(*in_set).coef_.ravel()[0])
+    with warnings.catch_warnings():
+        # Local: these set-up fits warn like the audit's own (tiny dataset,
+        # epsilon = inf), which the audit reports through its result.
+        warnings.simplefilter("ignore")
+        probe.fit(*in_set)
+        if probe.solver_.neighbouring == "replace_one":
+            out_set = (in_set[0], np.append(y0, mirror))
+        else:
+            out_set = (zeros, y0)
+        noiseless = clone(est).set_params(epsilon=math.inf, random_state=0)
+        w_out = float(noiseless.fit(*out_set).coef_.ravel()[0])
+        w_in = float(noiseless.fit(*in_set).coef_.ravel()[0])
     if not w_in > w_out:
         raise ValueError(
             f"solver {solver!r}: the canary does not move the noise-free model "

@@ -55,6 +55,14 @@ def test_fixed_threshold_uses_every_trial_and_bad_threshold_raises():
     assert res.n_eval == 50 and res.threshold == 0.0
     with pytest.raises(ValueError, match="threshold"):
         audit_solver("dp-gd", n_trials=50, threshold="best")
+    for bad, match in [
+        (dict(n_trials=3), "n_trials"),
+        (dict(alpha=0.0), "alpha"),
+        (dict(selection_fraction=1.0), "selection_fraction"),
+        (dict(n_samples=0), "n_samples"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            audit_solver("dp-gd", **bad)
 
 
 def test_estimator_audit_uses_the_solvers_neighbouring_relation():
