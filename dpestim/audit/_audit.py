@@ -238,14 +238,18 @@ class _CanaryScore:
     ``j`` given: the released coefficients of feature ``j`` projected on
     ``direction`` (gradient canary); otherwise the model's output on ``x_c``
     projected on ``direction``. ``offset`` and ``unit`` rescale the score
-    (a public affine map, which changes no error count).
+    (a public affine map, which changes no error count). ``per_record``:
+    the raw score is first multiplied by the number of records of the
+    dataset fitted (public), which undoes the ``1 / n`` of a mean-loss
+    gradient, so that fits on ``n`` and ``n + 1`` records have the same noise
+    scale.
     """
 
-    def __init__(self, x_c, direction, j, offset=0.0, unit=1.0):
+    def __init__(self, x_c, direction, j, offset=0.0, unit=1.0, per_record=False):
         self.x_c, self.direction, self.j = x_c, direction, j
-        self.offset, self.unit = offset, unit
+        self.offset, self.unit, self.per_record = offset, unit, per_record
 
-    def __call__(self, model):
+    def __call__(self, model, n_records=1):
         if self.j is not None:
             W = np.atleast_2d(model.coef_)
             raw = float(W[:, self.j] @ self.direction)
@@ -255,6 +259,8 @@ class _CanaryScore:
                 model.decision_function(x) if is_classifier(model) else model.predict(x)
             )
             raw = float(np.ravel(out) @ self.direction)
+        if self.per_record:
+            raw *= n_records
         return (raw - self.offset) / self.unit
 
 
@@ -269,7 +275,7 @@ def _fit_scores(template, datasets, seeds, score):
         model = clone(template)
         for (X, y), seed in zip(datasets, seeds):
             model.set_params(random_state=int(seed)).fit(X, y)
-            scores.append(score(model))
+            scores.append(score(model, X.shape[0]))
             eps.append(model.epsilon_)
             steps.append(model.n_iter_)
             deltas.append(getattr(model, "delta_", np.nan))

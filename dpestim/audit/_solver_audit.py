@@ -61,8 +61,10 @@ def audit_solver(
     function of the sum of the noisy gradients: it is the Gaussian (or
     Laplace) mechanism of the per-step noise composed ``max_iter`` times, the
     worst case of the accountant's bound when ``max_iter = 1``. The score is
-    the coefficient rescaled by two noise-free fits (``epsilon = inf``):
-    0 without the canary and 1 with it, plus noise.
+    the coefficient times the number of records (public; it undoes the
+    ``1 / n`` of the mean loss, so that both datasets get the same noise
+    scale), rescaled by two noise-free fits (``epsilon = inf``) to 0 without
+    the canary and 1 with it, plus noise.
 
     The threshold is chosen on a reference mechanism fitted to the first
     ``selection_fraction`` of the trials (two parameters per dataset need
@@ -155,14 +157,18 @@ def audit_solver(
         else:
             out_set = (zeros, y0)
         noiseless = clone(est).set_params(epsilon=math.inf, random_state=0)
-        w_out = float(noiseless.fit(*out_set).coef_.ravel()[0])
-        w_in = float(noiseless.fit(*in_set).coef_.ravel()[0])
+        # Scores are coefficients times the number of records (public): the
+        # noise of a mean-loss step is then the same on n and n + 1 records.
+        w_out = float(noiseless.fit(*out_set).coef_.ravel()[0]) * len(out_set[1])
+        w_in = float(noiseless.fit(*in_set).coef_.ravel()[0]) * len(in_set[1])
     if not w_in > w_out:
         raise ValueError(
             f"solver {solver!r}: the canary does not move the noise-free model "
             "(the audit needs a solver whose steps follow the gradient)."
         )
-    score = _CanaryScore(x_c, np.ones(1), 0, offset=w_out, unit=w_in - w_out)
+    score = _CanaryScore(
+        x_c, np.ones(1), 0, offset=w_out, unit=w_in - w_out, per_record=True
+    )
     selection = 0.5
     if isinstance(threshold, str):
         if threshold not in ("fitted", "split"):

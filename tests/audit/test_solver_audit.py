@@ -20,6 +20,7 @@ from broken_solvers import (
 
 from dpestim import Ridge
 from dpestim.audit import audit_estimator, audit_solver
+from dpestim.solvers import DPGD
 
 LAPLACE = dict(max_iter=1, n_trials=3000, random_state=1)
 GAUSS = dict(max_iter=2, delta=1e-2, n_trials=4000, random_state=1)
@@ -43,6 +44,12 @@ def test_gaussian_family_catches_broken_variants_with_the_same_fits():
     for broken in (HalfNoise(), DoubledSensitivity()):
         res = audit_solver(broken, **GAUSS)
         assert res.violation and res.epsilon_lower_bound > 1.2, res
+
+
+def test_discrete_laplace_mode_passes_the_audit():
+    res = audit_solver(DPGD(noise="discrete_laplace"), max_iter=1, n_trials=1000)
+    assert res.delta == 0.0 and not res.violation
+    assert res.epsilon_lower_bound > 0.5
 
 
 def test_momentum_solver_at_one_step_runs_its_own_path():
