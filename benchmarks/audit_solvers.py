@@ -63,11 +63,13 @@ def configs(quick=False):
                 dict(max_iter=2, delta=delta, n_trials=trials // k),
             )
         )
+    # Mini-batch: batch 6 of 50 / 51 records gives q = 0.12 and 17 steps on
+    # both datasets (the step count must not depend on n + 1 versus n).
     rows.append(
         (
-            "dp-sgd q=0.1 T=20 delta=0.01",
+            "dp-sgd q=6/51 T=17 delta=0.01",
             "dp-sgd",
-            dict(max_iter=2, delta=1e-2, n_trials=10_000 // k, batch_size=10),
+            dict(max_iter=2, delta=1e-2, n_trials=10_000 // k, batch_size=6),
         )
     )
     for name in sorted(SOLVERS):
@@ -93,6 +95,43 @@ def configs(quick=False):
     ]
     rows += [(f"{s.name} (same settings)", s, kw) for s, kw in broken]
     return rows
+
+
+def reference_gaussian(n_trials=50_000, seeds=5):
+    """The same test on the exact Gaussian mechanism of dp-sgd's reported noise.
+
+    What an ideal solver would score (numpy draws, no fits): the spread of
+    the bound over seeds at the budget of the dp-sgd rows.
+    """
+    import math
+
+    import numpy as np
+    from dp_accounting import GaussianDpEvent, SelfComposedDpEvent
+
+    from dpestim.audit._audit import epsilon_lower_bound
+    from dpestim.audit._solver_audit import _FittedThreshold
+    from dpestim.privacy import calibrate_noise
+
+    out = {}
+    for delta in (1e-2, 1e-3, 1e-5):
+        nm = calibrate_noise(
+            lambda s: SelfComposedDpEvent(GaussianDpEvent(s), 2),
+            EPSILON,
+            delta,
+            accountant="pld",
+        )
+        bounds = []
+        for seed in range(seeds):
+            rng = np.random.default_rng(seed)
+            sd = nm / math.sqrt(2)  # score units: shift 1, mean of 2 draws
+            o, i = rng.normal(0, sd, n_trials), 1 + rng.normal(0, sd, n_trials)
+            k = n_trials // 10
+            t = _FittedThreshold(False)(o[:k], i[:k], delta, 0.05, n_trials - k)
+            fp, fn = int(np.sum(o[k:] > t)), int(np.sum(i[k:] <= t))
+            bounds.append(epsilon_lower_bound(fp, fn, n_trials - k, delta, 0.05)[0])
+        out[f"{delta:g}"] = {"noise_multiplier": nm, "bounds": bounds}
+        print(delta, nm, np.round(bounds, 3), flush=True)
+    return out
 
 
 def run_row(label, solver, kw, seed):
@@ -190,6 +229,12 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--render-only", action="store_true")
     parser.add_argument(
+        "--reference",
+        action="store_true",
+        help="simulate the exact Gaussian mechanism with the same test "
+        "(audit_reference.json)",
+    )
+    parser.add_argument(
         "--part",
         default=None,
         help="write rows to audit_part_<PART>.json (run parts in parallel)",
@@ -204,6 +249,10 @@ def main(argv=None):
         help="with --merge: also take the JSON rows printed in these logs",
     )
     args = parser.parse_args(argv)
+    if args.reference:
+        ref = reference_gaussian()
+        (RESULTS / "audit_reference.json").write_text(json.dumps(ref, indent=1))
+        return
     if args.render_only:
         write_results(json.loads((RESULTS / "audit.json").read_text()))
         return

@@ -156,6 +156,14 @@ def audit_solver(
             out_set = (in_set[0], np.append(y0, mirror))
         else:
             out_set = (zeros, y0)
+        steps_out = clone(probe).fit(*out_set).n_iter_
+        if steps_out != probe.n_iter_:
+            raise ValueError(
+                f"batch_size={batch_size} gives {steps_out} steps on {len(out_set[1])} "
+                f"records and {probe.n_iter_} on {len(in_set[1])}: the audit would "
+                "measure the step count (n is public), not the mechanism; choose "
+                "batch_size so that both datasets take the same number of steps."
+            )
         # Scores are coefficients times the number of records (public): the
         # noise of a mean-loss step is then the same on n and n + 1 records.
         # With a mini-batch the canary's shift depends on the sampling: the

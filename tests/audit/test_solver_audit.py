@@ -67,9 +67,10 @@ def test_fixed_threshold_uses_every_trial_and_bad_threshold_raises():
         (dict(alpha=0.0), "alpha"),
         (dict(selection_fraction=1.0), "selection_fraction"),
         (dict(n_samples=0), "n_samples"),
+        (dict(solver="dp-sgd", batch_size=10), "same number of steps"),
     ]:
         with pytest.raises(ValueError, match=match):
-            audit_solver("dp-gd", **bad)
+            audit_solver(**{"solver": "dp-gd", **bad})
 
 
 def test_estimator_audit_uses_the_solvers_neighbouring_relation():
