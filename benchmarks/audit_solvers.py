@@ -271,7 +271,7 @@ def main(argv=None):
             parts.append({"rows": logged, "config": config | {"wall_s_this_run": 0}})
         order = {r[0]: i for i, r in enumerate(configs())}
         rows = sorted(
-            (r for p in parts for r in p["rows"]),
+            (r for p in parts for r in p["rows"] if r["label"] in order),
             key=lambda r: order.get(r["label"], len(order)),
         )
         seen, unique = set(), []
