@@ -12,7 +12,9 @@ from .accounting import (
     calibrate_noise,
     compute_epsilon,
     make_accountant,
+    set_calibration_cache,
 )
+from .guarantee import check_guarantee
 from .mechanisms import gaussian_noise, laplace_noise
 from .report import PrivacyReport
 
@@ -22,8 +24,10 @@ __all__ = [
     "PrivacyLeakWarning",
     "PrivacyReport",
     "calibrate_noise",
+    "check_guarantee",
     "compute_epsilon",
     "gaussian_noise",
     "laplace_noise",
     "make_accountant",
+    "set_calibration_cache",
 ]
