@@ -1,4 +1,4 @@
-"""White-box audit of a solver: worst-case datasets, planned threshold.
+"""White-box audit of a solver: worst-case datasets, fitted threshold.
 
 The project's own tests audit a solver, not a user's model: the auditor
 chooses everything that makes the released model close to one known
