@@ -16,8 +16,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._distributed import as_blocked, prepare_blocked
 from ..exceptions import PrivacyBudgetWarning
 from ..privacy import ACCOUNTANTS, PrivacyReport, check_guarantee
+from ..privacy.report import seed_warnings
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, resolve_solver
 from ..utils import check_generator
+from ..utils._progress import fit_progress, plan_line
 from ..utils._rows import row_sq_norms
 from ..utils.fit_warnings import collect_fit_warnings, warn_in_fit
 
@@ -258,19 +260,17 @@ class BaseDPLinearModel(BaseEstimator):
         )
         solver.check_plan(plan)
         nm, epsilon, event = self._resolve_noise(solver, plan)
+        n_steps = solver.n_steps(plan)
         if self.verbose:
-            print(
-                f"[{type(self).__name__}] solver={solver.name} n={n} d={d} "
-                f"steps={solver.n_steps(plan)} noise_multiplier={nm:.4g} "
-                f"epsilon={epsilon:.4g} delta={self.delta:g}"
+            print(plan_line(self, solver, plan, n_steps, nm, epsilon), flush=True)
+        with fit_progress(self.verbose, n_steps, f"{solver.name} fit"):
+            result = solver.solve(
+                X,
+                np.require(Y, np.float64, ["C", "W"]),
+                plan,
+                nm,
+                check_generator(self.random_state),
             )
-        result = solver.solve(
-            X,
-            np.require(Y, np.float64, ["C", "W"]),
-            plan,
-            nm,
-            check_generator(self.random_state),
-        )
         if not (np.isfinite(result.coef).all() and np.isfinite(result.intercept).all()):
             # Post-processing of the released model: raising costs no privacy.
             raise ValueError(
@@ -309,7 +309,8 @@ class BaseDPLinearModel(BaseEstimator):
             epsilon=epsilon,
             delta=self.delta_,
             dp_event=result.dp_event,
-            warnings=tuple(fit_warnings),
+            warnings=tuple(fit_warnings) + seed_warnings(self.random_state),
+            requested_delta=float(self.delta),
         )
         return self
 
