@@ -1,4 +1,5 @@
-"""Scaling out: the same private model in memory, from disk and on Dask.
+"""Scaling out: the same private model in memory, from disk and on Dask
+======================================================================
 
 Fits ``dpestim.LogisticRegression`` (DP-SGD, epsilon = 1) three ways on the
 same synthetic data: from an in-memory array, streamed from a zarr store on
@@ -52,7 +53,10 @@ def main():
 
         with (
             LocalCluster(
-                n_workers=2, threads_per_worker=1, dashboard_address=None
+                n_workers=2,
+                threads_per_worker=1,
+                processes=False,  # threads keep the demo light; processes (the
+                dashboard_address=None,  # default) run the kernels in parallel
             ) as lc,
             Client(lc),
         ):
