@@ -24,14 +24,23 @@ Two ideas recur.
 
 import math
 
+from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent, SelfComposedDpEvent
+
+from ..losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
+from ..privacy import calibrate_noise
+
 __all__ = [
     "AUTO",
     "MIN_EPOCHS",
     "MIN_STEPS_NONPRIVATE",
     "MIN_STEPS_PRIVATE",
     "NOISE_TO_SIGNAL",
+    "LOSS_SMOOTHNESS",
     "is_auto",
     "full_batch_steps",
+    "noise_damped_rate",
+    "poisson_noise_multiplier",
+    "scd_plan",
     "poisson_batch_size",
     "poisson_epochs",
 ]
@@ -48,6 +57,18 @@ MIN_STEPS_NONPRIVATE = 2000
 MAX_EPOCHS = 300
 #: Target noise-to-signal ratio of one full-batch step.
 NOISE_TO_SIGNAL = 0.1
+#: Noise-to-signal ratio of a mini-batch step above which the step shrinks.
+MINIBATCH_NOISE_TO_SIGNAL = 1.0
+#: Largest second derivative of each loss in the score (public constants):
+#: the curvature along the intercept, which no clipping of L1/L2-bounded
+#: rows reduces when the residual is small.
+LOSS_SMOOTHNESS = {
+    LOGISTIC: 0.25,
+    SQUARED: 1.0,
+    HINGE: 1.0,
+    SQUARED_HINGE: 2.0,
+    MULTINOMIAL: 0.5,
+}
 
 
 def is_auto(value):
@@ -106,3 +127,79 @@ def full_batch_steps(
     else:
         T = (ratio * epsilon * n) ** 2 / (D * math.log(1.0 / max(delta, 1e-300)))
     return int(min(hi, max(lo, math.floor(T))))
+
+
+def poisson_noise_multiplier(n_samples, batch_size, epochs, epsilon, delta):
+    """Noise multiplier of dp-sgd's event for this plan (RDP, add/remove-one).
+
+    ``ceil(epochs / q)`` Poisson-subsampled Gaussian steps, ``q = B / n``:
+    the mechanism of every Poisson mini-batch solver (their own calibration
+    may differ slightly, e.g. adaptive noise shapes). Public: it depends on
+    the plan and the budget only; cached like every calibration.
+    """
+    if math.isinf(epsilon):
+        return 0.0
+    q = min(1.0, batch_size / n_samples)
+    steps = max(1, math.ceil(epochs / q - 1e-9))
+
+    def event(s):
+        step = GaussianDpEvent(s)
+        if q < 1.0:
+            step = PoissonSampledDpEvent(q, step)
+        return SelfComposedDpEvent(step, steps)
+
+    return calibrate_noise(
+        event,
+        epsilon,
+        delta,
+        accountant="rdp",
+        neighbouring="add_or_remove_one",
+        cache_key=("policy-poisson", int(n_samples), int(batch_size), int(epochs)),
+    )
+
+
+def noise_damped_rate(rate, ratio, ref=MINIBATCH_NOISE_TO_SIGNAL):
+    """``rate * min(1, (ref / ratio)^2)``: smaller steps when noise dominates.
+
+    With constant steps ``eta`` and per-step noise of scale ``s`` the
+    iterates of a (locally) strongly convex problem fluctuate with variance
+    about ``eta s^2``; the signal a step carries is at most ``clip_norm``. Once
+    the step's noise-to-signal ``ratio`` exceeds ``ref``, shrinking ``eta``
+    like ``1 / ratio^2`` keeps that fluctuation at its level for ``ratio =
+    ref``: the model stays near its (public) starting point instead of
+    wandering off with the noise. (Shrinking like ``1 / ratio`` was measured
+    worse on 331-row diabetes at epsilon 0.1: R^2 -2.5 against -0.3.)
+    """
+    if ratio <= ref:
+        return rate
+    return rate * (ref / ratio) ** 2
+
+
+#: Target standard deviation of the noise dp-scd leaves on each coefficient.
+SCD_NOISE = 0.1
+
+
+def scd_plan(n_samples, epsilon, delta, epochs=MIN_EPOCHS):
+    """``(epochs, batch)`` of dual coordinate descent (dp-scd) for a budget.
+
+    dp-scd adds noise to the shared vector ``v`` in every step and never
+    contracts it: ``coef = v / (alpha n)`` keeps all of it. With ``T = E /
+    q`` steps, batch ``L = q n``, clip ``C = clip_norm alpha n / L``
+    (relative mode) and noise multiplier ``sigma ~ q sqrt(T log(1 /
+    delta)) / epsilon``, the noise left on each coefficient is about ``E
+    sqrt(log(1 / delta)) clip_norm / (q epsilon n)``: it falls with the
+    batch. The rule takes ``E`` epochs (10) and the smallest rate ``q`` that
+    brings it to :data:`SCD_NOISE` (at least the Poisson rule's batch); at
+    the full batch it lowers ``E`` instead (at least 1).
+    """
+    n = int(n_samples)
+    base = poisson_batch_size(n)
+    if math.isinf(epsilon):
+        return poisson_epochs(n, base, epsilon), base
+    log_d = math.log(1.0 / max(delta, 1e-300))
+    q = epochs * math.sqrt(log_d) / (SCD_NOISE * epsilon * n)
+    B = max(base, min(n, math.ceil(q * n)))
+    if B < n:
+        return int(epochs), int(B)
+    E = max(1, math.floor(SCD_NOISE * epsilon * n / math.sqrt(log_d)))
+    return int(min(E, epochs)), n

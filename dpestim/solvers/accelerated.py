@@ -409,10 +409,10 @@ class AcceleratedSolver(BaseSolver):
     )
     heavy_ball = False
     optimise_budget = False
-    #: ``"auto"`` step size ``learning_rate * clip_norm`` (L1 clip: the
-    #: clipped gradient of a row is shrunk by about its L1 norm, so the
-    #: step is larger than dp-sgd's). Momentum methods multiply the step by
-    #: about ``1 / (1 - momentum)`` and take a smaller one.
+    #: Largest ``"auto"`` step (L1 clip: the clipped gradient of a row is
+    #: shrunk by about its L1 norm, so the step is larger than dp-sgd's).
+    #: Momentum methods multiply the step by about ``1 / (1 - momentum)``
+    #: and take a smaller one.
     auto_step = 10.0
     #: ``"auto"`` iterations bounds: at least ``auto_min_iter``; at most
     #: ``auto_max_iter`` (also the non-private number).
@@ -452,9 +452,13 @@ class AcceleratedSolver(BaseSolver):
         evenly over the iterations), clipped to ``[auto_min_iter,
         auto_max_iter]``, ``auto_max_iter`` without noise. For the "-opt"
         methods this is the largest ``T`` and the paper's ``T*`` is chosen
-        below it. ``learning_rate="auto"`` is ``auto_step / clip_norm``
-        (finite ``clip_norm``; 1 otherwise). The estimator's ``batch_size``
-        is not used (this solver's ``batch_size`` is).
+        below it.
+        ``learning_rate="auto"`` is ``min(auto_step, 1 / L)`` with ``L`` the
+        loss's largest curvature along the (unclipped) intercept (1/4
+        logistic, 1 squared, 2 squared hinge, 1/2 multinomial), shrunk like
+        ``1 / r^2`` when ``max_iter`` is at its floor and the iteration's
+        noise-to-signal ratio ``r`` exceeds 0.1. The estimator's
+        ``batch_size`` is not used (this solver's ``batch_size`` is).
         """
         m = self._batch(plan)
         T = plan.max_iter
@@ -471,13 +475,26 @@ class AcceleratedSolver(BaseSolver):
             )
         lr = plan.learning_rate
         if _policy.is_auto(lr):
-            C = plan.clip_norm
-            lr = self.auto_step / C if math.isfinite(C) else 1.0
+            lr = min(self.auto_step, 1.0 / _policy.LOSS_SMOOTHNESS[plan.loss])
+            if math.isfinite(epsilon):
+                ratio = self._noise_ratio(plan, epsilon, delta, T)
+                lr = _policy.noise_damped_rate(lr, ratio, _policy.NOISE_TO_SIGNAL)
         plan = replace(plan, max_iter=int(T), batch_size=m, learning_rate=float(lr))
         resolved = {"max_iter": plan.max_iter, "learning_rate": plan.learning_rate}
         if m < plan.n_samples:
             resolved["batch_size (solver)"] = m
         return plan, resolved
+
+    def _noise_ratio(self, plan, epsilon, delta, T):
+        """Noise-to-signal ratio of an iteration of a uniform ``T``-step run.
+
+        The approximations of :func:`~dpestim.solvers._policy.full_batch_steps`.
+        """
+        n, D = plan.n_samples, self._n_noisy(plan)
+        if self._laplace():
+            return 2.0 * math.sqrt(2.0 * D) * T / (epsilon * n)
+        log_d = math.log(1.0 / max(delta, 1e-300))
+        return math.sqrt(T * D * log_d) / (epsilon * n)
 
     def utility_warnings(self, plan, noise_multiplier):
         """Warn when one iteration's noise exceeds the largest clipped signal."""

@@ -154,7 +154,11 @@ class BaseSolver(BaseEstimator):
         (:mod:`dpestim.solvers._policy`): ``batch_size`` about ``1.5
         sqrt(n)``, ``max_iter`` the passes giving at least 500 noisy steps
         (2,000 without noise) and at least 10 epochs, ``learning_rate``
-        0.5 (the clipped mean gradient has norm at most ``clip_norm``).
+        0.5 (the clipped mean gradient has norm at most ``clip_norm``),
+        shrunk like ``1 / r^2`` once the noise-to-signal ratio ``r =
+        sigma sqrt(D) / B`` of a step exceeds 1 (``sigma`` the noise
+        multiplier of this plan's Poisson-subsampled Gaussian event, ``D``
+        the noised coordinates; :func:`~dpestim.solvers._policy.noise_damped_rate`).
         Solvers with other knobs override it; explicit values are kept.
 
         Returns
@@ -174,7 +178,12 @@ class BaseSolver(BaseEstimator):
             E = _policy.poisson_epochs(plan.n_samples, B, epsilon)
         lr = plan.learning_rate
         if _policy.is_auto(lr):
-            lr = 0.5
+            sigma = _policy.poisson_noise_multiplier(
+                plan.n_samples, B, E, epsilon, delta
+            )
+            D = plan.n_outputs * (plan.n_features + int(plan.fit_intercept))
+            ratio = sigma * math.sqrt(D) / min(B, plan.n_samples)
+            lr = _policy.noise_damped_rate(0.5, ratio)
         plan = replace(plan, max_iter=int(E), batch_size=int(B), learning_rate=lr)
         return plan, {"max_iter": plan.max_iter, "batch_size": B, "learning_rate": lr}
 

@@ -35,6 +35,7 @@ same three arrays). So each coordinate update reads one contiguous example.
 """
 
 import math
+from dataclasses import replace
 
 import numba
 import numpy as np
@@ -43,6 +44,7 @@ from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent, SelfComposedDp
 
 from .._kernels import poisson_sample
 from ..losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
+from . import _policy
 from .base import BaseSolver, SolverResult
 from .dp_sgd import DPSGD
 
@@ -352,15 +354,25 @@ class DPSCD(BaseSolver):
             )
 
     def resolve_hyperparameters(self, plan, epsilon, delta):
-        """The Poisson mini-batch rule of the base class; no learning rate.
+        """``batch_size`` and ``max_iter`` by :func:`~dpestim.solvers._policy.scd_plan`.
 
-        ``batch_size`` (the expected batch ``L``, also the curvature factor)
-        and ``max_iter`` (epochs) as for dp-sgd; the learning rate is not
-        used by dual coordinate descent and is not reported.
+        The noise dp-scd leaves on the coefficients falls with the batch
+        (see that function): ``"auto"`` takes 10 epochs and the smallest
+        expected batch ``L`` (also the curvature factor) that keeps it near
+        0.1 x ``clip_norm``, at least the Poisson rule's ``1.5 sqrt(n)``;
+        without noise, the Poisson rule. The learning rate is not used by
+        dual coordinate descent and is not reported.
         """
-        plan, resolved = super().resolve_hyperparameters(plan, epsilon, delta)
-        resolved.pop("learning_rate")
-        return plan, resolved
+        E, B = _policy.scd_plan(plan.n_samples, epsilon, delta)
+        if not _policy.is_auto(plan.batch_size):
+            B = plan.batch_size
+            if _policy.is_auto(plan.max_iter):
+                E = _policy.poisson_epochs(plan.n_samples, B, epsilon)
+        if not _policy.is_auto(plan.max_iter):
+            E = plan.max_iter
+        lr = 0.5 if _policy.is_auto(plan.learning_rate) else plan.learning_rate
+        plan = replace(plan, max_iter=int(E), batch_size=int(B), learning_rate=lr)
+        return plan, {"max_iter": plan.max_iter, "batch_size": plan.batch_size}
 
     def batch(self, plan):
         """Expected batch size ``L = min(batch_size, n_samples)``."""
