@@ -453,9 +453,10 @@ class AcceleratedSolver(BaseSolver):
         auto_max_iter]``, ``auto_max_iter`` without noise. For the "-opt"
         methods this is the largest ``T`` and the paper's ``T*`` is chosen
         below it.
-        ``learning_rate="auto"`` is ``min(auto_step, 1 / L)`` with ``L`` the
+        ``learning_rate="auto"`` is ``min(auto_step, 1.5 / L)`` with ``L`` the
         loss's largest curvature along the (unclipped) intercept (1/4
-        logistic, 1 squared, 2 squared hinge, 1/2 multinomial), shrunk like
+        logistic, 1 squared, 2 squared hinge, 1/2 multinomial; gradient
+        descent is stable below ``2 / L``), shrunk like
         ``1 / r^2`` when ``max_iter`` is at its floor and the iteration's
         noise-to-signal ratio ``r`` exceeds 0.1. The estimator's
         ``batch_size`` is not used (this solver's ``batch_size`` is).
@@ -475,7 +476,7 @@ class AcceleratedSolver(BaseSolver):
             )
         lr = plan.learning_rate
         if _policy.is_auto(lr):
-            lr = min(self.auto_step, 1.0 / _policy.LOSS_SMOOTHNESS[plan.loss])
+            lr = min(self.auto_step, 1.5 / _policy.LOSS_SMOOTHNESS[plan.loss])
             if math.isfinite(epsilon):
                 ratio = self._noise_ratio(plan, epsilon, delta, T)
                 lr = _policy.noise_damped_rate(lr, ratio, _policy.NOISE_TO_SIGNAL)
