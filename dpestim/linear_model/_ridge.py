@@ -157,8 +157,9 @@ Ridge.__doc__ = f"""Differentially private ridge regression.
         Public range of the targets. Each training target is clipped to it
         and, with ``fit_intercept=True``, centred on its midpoint (a
         per-record map with public constants, inside the privacy argument),
-        the midpoint is added back to the intercept, and predictions are clipped to the range (post-processing),
-        so a noisy model never predicts far outside it. A float ``b`` means
+        the midpoint is added back to the intercept, and predictions are
+        clipped to the range (post-processing), so a noisy model never
+        predicts far outside it. A float ``b`` means
         ``(-b, b)``; pairs may hold one value per target. ``"data"`` takes the
         range from the private ``y`` (its minimum and maximum), which leaks
         them: a :class:`~dpestim.PrivacyLeakWarning` is raised; pass a public

@@ -10,16 +10,16 @@ from these helpers; the constants were calibrated on the benchmark datasets
 
 Two ideas recur.
 
-* **Enough steps to converge without noise.** A run has at least
-  :data:`MIN_STEPS_PRIVATE` (private) or :data:`MIN_STEPS_NONPRIVATE`
-  (``epsilon = inf``) steps and at least :data:`MIN_EPOCHS` passes, so that
-  small datasets (a few hundred rows) get as many steps as large ones.
-* **No more steps than the noise allows** (full-batch solvers, whose
-  budget is split over the steps without amplification by sampling): the
-  expected L2 norm of the noise added to one step's mean gradient, divided by
-  the largest clipped signal ``clip_norm``, is the step's noise-to-signal
-  ratio; the number of steps is the largest for which it stays below
-  :data:`NOISE_TO_SIGNAL`.
+* **No more steps than the noise allows.** The expected L2 norm of the
+  noise added to one step's mean gradient, divided by the largest clipped
+  signal ``clip_norm``, is the step's noise-to-signal ratio; the number of
+  steps is the largest for which it stays below a target
+  (:data:`NOISE_TO_SIGNAL` for full-batch solvers, whose budget is split
+  over the steps, :data:`POISSON_NOISE_TO_SIGNAL` for mini-batch ones), and
+  at most :data:`MAX_STEPS` (the number without noise).
+* **Large batches when the steps are few.** A mini-batch run makes at least
+  :data:`MIN_EPOCHS` passes, so small datasets and small budgets get large
+  batches (less noisy mean gradients at the same budget).
 """
 
 import math
@@ -32,7 +32,7 @@ from ..privacy import calibrate_noise
 __all__ = [
     "AUTO",
     "MIN_EPOCHS",
-    "MIN_STEPS_NONPRIVATE",
+    "MAX_STEPS",
     "MIN_STEPS_PRIVATE",
     "NOISE_TO_SIGNAL",
     "LOSS_SMOOTHNESS",
@@ -40,6 +40,7 @@ __all__ = [
     "full_batch_steps",
     "noise_damped_rate",
     "poisson_noise_multiplier",
+    "poisson_steps",
     "scd_plan",
     "poisson_batch_size",
     "poisson_epochs",
@@ -50,9 +51,12 @@ AUTO = "auto"
 #: Fewest passes over the data of a mini-batch run.
 MIN_EPOCHS = 10
 #: Fewest noisy steps of a private mini-batch run.
-MIN_STEPS_PRIVATE = 500
-#: Fewest steps of a non-private (``epsilon = inf``) run.
-MIN_STEPS_NONPRIVATE = 2000
+MIN_STEPS_PRIVATE = 50
+#: Most steps of a mini-batch run (also the number without noise).
+MAX_STEPS = 2000
+#: Target noise-to-signal ratio of one mini-batch step (the noise averages
+#: over steps, so it may be larger than a full-batch step's).
+POISSON_NOISE_TO_SIGNAL = 0.3
 #: Largest passes a rule asks for (bounds the cost on tiny datasets).
 MAX_EPOCHS = 300
 #: Target noise-to-signal ratio of one full-batch step.
@@ -76,27 +80,48 @@ def is_auto(value):
     return isinstance(value, str) and value == AUTO
 
 
-def poisson_batch_size(n_samples):
-    """Expected batch ``min(n, max(32, round(1.5 sqrt(n))))``.
+def poisson_steps(n_samples, n_noisy, epsilon, delta):
+    """Steps of a Poisson mini-batch run: as many as the noise allows.
 
-    About 256 on 30,000 rows (the batch DP-SGD is usually run with), 40 on
-    700 rows: the sampling rate ``q = B / n ~ 1.5 / sqrt(n)`` shrinks with
-    ``n``, which is where amplification by sampling pays.
+    For a fixed number of steps ``T`` the noise multiplier of the
+    Poisson-subsampled Gaussian is about ``q sqrt(T log(1 / delta)) /
+    epsilon``, so the noise on one step's mean gradient, relative to the
+    largest clipped signal, is about ``sqrt(T D log(1 / delta)) / (epsilon
+    n)`` whatever the batch. ``T`` is where this reaches
+    :data:`POISSON_NOISE_TO_SIGNAL`, clipped to ``[MIN_STEPS_PRIVATE,
+    MAX_STEPS]``; :data:`MAX_STEPS` without noise.
+    """
+    if math.isinf(epsilon):
+        return MAX_STEPS
+    if not 0 < delta < 1:
+        return MIN_STEPS_PRIVATE
+    log_d = math.log(1.0 / delta)
+    T = (POISSON_NOISE_TO_SIGNAL * epsilon * n_samples) ** 2 / (
+        max(1, n_noisy) * log_d
+    )
+    return int(min(MAX_STEPS, max(MIN_STEPS_PRIVATE, math.floor(T))))
+
+
+def poisson_batch_size(n_samples, steps=MAX_STEPS):
+    """Expected batch ``min(n, max(32, 1.5 sqrt(n), 10 n / steps))``.
+
+    About 256 on 30,000 rows (the batch DP-SGD is usually run with), and at
+    least the batch for which ``steps`` steps make :data:`MIN_EPOCHS`
+    passes: a run with few steps (small data, small budget) takes large
+    batches, whose mean gradient is less noisy for the same budget.
     """
     n = int(n_samples)
-    return min(n, max(32, int(round(1.5 * math.sqrt(n)))))
+    return min(
+        n, max(32, int(round(1.5 * math.sqrt(n))), math.ceil(MIN_EPOCHS * n / steps))
+    )
 
 
-def poisson_epochs(n_samples, batch_size, epsilon):
-    """Passes of a Poisson mini-batch run: enough steps, at least 10 epochs.
+def poisson_epochs(n_samples, batch_size, steps):
+    """Passes giving ``steps`` steps of expected batch ``batch_size``.
 
-    ``max(10, ceil(S B / n))`` with ``S`` = :data:`MIN_STEPS_PRIVATE` steps
-    (private) or :data:`MIN_STEPS_NONPRIVATE` (``epsilon = inf``), capped at
-    :data:`MAX_EPOCHS`. The noise of a Poisson-subsampled step is averaged
-    over the steps, so more passes cost little utility (the noise multiplier
-    grows only like the square root of the number of steps).
+    ``ceil(steps B / n)``, at least :data:`MIN_EPOCHS` and at most
+    :data:`MAX_EPOCHS`.
     """
-    steps = MIN_STEPS_NONPRIVATE if math.isinf(epsilon) else MIN_STEPS_PRIVATE
     epochs = math.ceil(steps * min(batch_size, n_samples) / n_samples)
     return int(min(MAX_EPOCHS, max(MIN_EPOCHS, epochs)))
 
@@ -195,7 +220,7 @@ def scd_plan(n_samples, epsilon, delta, epochs=MIN_EPOCHS):
     n = int(n_samples)
     base = poisson_batch_size(n)
     if math.isinf(epsilon):
-        return poisson_epochs(n, base, epsilon), base
+        return poisson_epochs(n, base, MAX_STEPS), base
     log_d = math.log(1.0 / max(delta, 1e-300))
     q = epochs * math.sqrt(log_d) / (SCD_NOISE * epsilon * n)
     B = max(base, min(n, math.ceil(q * n)))

@@ -151,9 +151,12 @@ class BaseSolver(BaseEstimator):
         (``inf`` for a non-private fit) and ``delta``. Never from the data.
 
         The default is the rule of the Poisson-sampled gradient solvers
-        (:mod:`dpestim.solvers._policy`): ``batch_size`` about ``1.5
-        sqrt(n)``, ``max_iter`` the passes giving at least 500 noisy steps
-        (2,000 without noise) and at least 10 epochs, ``learning_rate``
+        (:mod:`dpestim.solvers._policy`): ``T`` steps where a step's noise
+        reaches 0.3 x the largest clipped signal (``T = (0.3 epsilon n)^2 /
+        (D log(1 / delta))`` in ``[50, 2000]``, 2,000 without noise),
+        ``batch_size = max(32, 1.5 sqrt(n), 10 n / T)`` (at most ``n``),
+        ``max_iter`` the epochs giving ``T`` steps (at least 10),
+        ``learning_rate``
         0.5 (the clipped mean gradient has norm at most ``clip_norm``),
         shrunk like ``1 / r^2`` once the noise-to-signal ratio ``r =
         sigma sqrt(D) / B`` of a step exceeds 1 (``sigma`` the noise
@@ -170,18 +173,23 @@ class BaseSolver(BaseEstimator):
             (estimator parameters and this solver's own), for the fitted
             ``hyperparameters_`` and the privacy report.
         """
+        D = plan.n_outputs * (plan.n_features + int(plan.fit_intercept))
+        T = _policy.poisson_steps(plan.n_samples, D, epsilon, delta)
         B = plan.batch_size
         if _policy.is_auto(B):
-            B = _policy.poisson_batch_size(plan.n_samples)
+            B = _policy.poisson_batch_size(plan.n_samples, T)
         E = plan.max_iter
         if _policy.is_auto(E):
-            E = _policy.poisson_epochs(plan.n_samples, B, epsilon)
+            E = _policy.poisson_epochs(plan.n_samples, B, T)
         lr = plan.learning_rate
         if _policy.is_auto(lr):
-            sigma = _policy.poisson_noise_multiplier(
-                plan.n_samples, B, E, epsilon, delta
+            # delta = 0 is refused by the estimator for these Gaussian
+            # solvers after this hook; plan for no noise meanwhile
+            sigma = (
+                _policy.poisson_noise_multiplier(plan.n_samples, B, E, epsilon, delta)
+                if 0 < delta < 1
+                else 0.0
             )
-            D = plan.n_outputs * (plan.n_features + int(plan.fit_intercept))
             ratio = sigma * math.sqrt(D) / min(B, plan.n_samples)
             lr = _policy.noise_damped_rate(0.5, ratio)
         plan = replace(plan, max_iter=int(E), batch_size=int(B), learning_rate=lr)

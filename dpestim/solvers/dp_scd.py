@@ -367,7 +367,8 @@ class DPSCD(BaseSolver):
         if not _policy.is_auto(plan.batch_size):
             B = plan.batch_size
             if _policy.is_auto(plan.max_iter):
-                E = _policy.poisson_epochs(plan.n_samples, B, epsilon)
+                steps = _policy.MAX_STEPS if math.isinf(epsilon) else _policy.MIN_EPOCHS
+                E = _policy.poisson_epochs(plan.n_samples, B, steps)
         if not _policy.is_auto(plan.max_iter):
             E = plan.max_iter
         lr = 0.5 if _policy.is_auto(plan.learning_rate) else plan.learning_rate

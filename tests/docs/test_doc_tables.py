@@ -23,9 +23,7 @@ def _statement_rows():
     table = text[text.index("Per solver") : text.index("What every solver is checked")]
     rows = {}
     for block in re.split(r"\n   \* - ", table)[1:]:
-        cells = [
-            " ".join(c.split()) for c in re.split(r"\n     - ", block.rstrip())
-        ]
+        cells = [" ".join(c.split()) for c in re.split(r"\n     - ", block.rstrip())]
         for name in re.findall(r"``([a-z0-9-]+)``", cells[0]):
             rows[name] = (cells[2], cells[4])
     return rows

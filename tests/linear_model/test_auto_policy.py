@@ -109,9 +109,7 @@ def test_auto_depends_on_public_quantities():
 
 def test_utility_warning_names_the_parameter():
     X, y = _data(6, n=200)
-    est = LogisticRegression(
-        epsilon=0.05, batch_size=4, classes=[0, 1], random_state=0
-    )
+    est = LogisticRegression(epsilon=0.05, batch_size=4, classes=[0, 1], random_state=0)
     with pytest.warns(UtilityWarning, match="batch_size"):
         est.fit(X, y)
     assert any("UtilityWarning" in w for w in est.privacy_report().warnings)
