@@ -157,6 +157,22 @@ def _save(meta, records):
     os.replace(tmp, OUT)
 
 
+def merge(paths):
+    """Add the records of other result files (e.g. a parallel ``--out`` run)."""
+    data = json.loads(OUT.read_text())
+    done = {_key(r) for r in data["records"]}
+    for path in paths:
+        other = json.loads(Path(path).read_text())
+        new = [r for r in other["records"] if _key(r) not in done]
+        data["records"] += new
+        done |= {_key(r) for r in new}
+        data["meta"].setdefault("commands", []).extend(
+            other["meta"].get("commands", [])
+        )
+    _save(data["meta"], data["records"])
+    return data["records"]
+
+
 def _baselines(est_name, dataset, X, y, Xt, yt, metric):
     import scipy.sparse as sp
     from sklearn.metrics import r2_score
@@ -430,8 +446,20 @@ def main():
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--mnist-train", type=int, default=10_000)
     p.add_argument("--plot-only", action="store_true", help="no fits")
+    p.add_argument("--out", default=None, help="write here (default defaults.json)")
+    p.add_argument("--merge", nargs="+", default=None, help="add these files' records")
     args = p.parse_args()
-    records = json.loads(OUT.read_text())["records"] if args.plot_only else run(args)
+    global OUT
+    if args.out:
+        OUT = Path(args.out).resolve()
+    if args.merge:
+        records = merge(args.merge)
+    elif args.plot_only:
+        records = json.loads(OUT.read_text())["records"]
+    else:
+        records = run(args)
+    if args.out:
+        return
     plot(records)
     text, misses = summary(records)
     (RESULTS / "defaults.md").write_text(text)
