@@ -336,6 +336,7 @@ def summary(records):
                 n_seeds = len(seeds[(est, d, s)])
                 lines.append(f"| {s} ({n_seeds}) | " + " | ".join(row) + " |")
             lines.append("")
+    misses += _not_run(med)
     head = [
         "Medians over seeds (number of seeds in brackets; full-batch solvers "
         "run once at eps=inf, where they are deterministic).",
@@ -343,6 +344,21 @@ def summary(records):
     ]
     tail = ["### Cells that miss a target", ""] + [f"- {m}" for m in misses]
     return "\n".join(head + lines + tail) + "\n", misses
+
+
+def _not_run(med):
+    """Cells of the full matrix with no record (interrupted or skipped runs)."""
+    from dpestim.solvers import SOLVERS
+
+    out = []
+    for d in CLASSIFICATION + REGRESSION:
+        for est_name, Est in _estimators(d).items():
+            for s in (s for fam in FAMILIES.values() for s in fam):
+                if Est()._loss_name not in SOLVERS[s].supported_losses:
+                    continue
+                if not any((est_name, d, s, e) in med for e in ("inf", "1.0")):
+                    out.append(f"{est_name} {d} {s}: not run")
+    return out
 
 
 def _misses(est, d, s, e, v, sk, base, base_name):
@@ -389,8 +405,9 @@ def plot(records):
         solvers = [s for s in order if any((est, d, s, "inf") in med for d in dsets)]
         ncol = 2
         nrow = math.ceil(len(dsets) / ncol)
+        height = 3.3 * nrow + 0.9
         fig, axes = plt.subplots(
-            nrow, ncol, figsize=(13, 3.3 * nrow), squeeze=False, sharex=True
+            nrow, ncol, figsize=(13, height), squeeze=False, sharex=True
         )
         for ax, d in zip(axes.flat, dsets):
             x = np.arange(len(solvers))
@@ -422,15 +439,23 @@ def plot(records):
             ax.set_xticks(np.arange(len(solvers)))
             ax.set_xticklabels(solvers, rotation=60, ha="right", fontsize=7)
         handles, labels = axes.flat[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="upper center", ncol=7, fontsize=8)
+        top = 1.0 - 0.9 / height  # 0.9 inch for the title and the legend
         fig.suptitle(
-            f"{est} at its defaults (median of seeds; below the axis = off the "
-            "scale). Families left to right: "
+            f"{est} at its defaults: median over seeds (points below a panel are "
+            "off its scale).\nFamilies, left to right: "
             + " | ".join(f for f in FAMILIES if any(s in solvers for s in FAMILIES[f])),
-            fontsize=8,
-            y=0.995 - 0.02 / nrow,
+            fontsize=9,
+            y=0.998,
         )
-        fig.tight_layout(rect=(0, 0, 1, 0.97 - 0.03 / nrow))
+        fig.legend(
+            handles,
+            labels,
+            loc="upper center",
+            ncol=7,
+            fontsize=8,
+            bbox_to_anchor=(0.5, 1.0 - 0.3 / height),
+        )
+        fig.tight_layout(rect=(0, 0, 1, top))
         path = RESULTS / f"defaults_{est}.png"
         fig.savefig(path, dpi=110)
         plt.close(fig)
