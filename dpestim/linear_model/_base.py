@@ -5,7 +5,6 @@ Estimators validate input, resolve the solver, calibrate noise, call
 """
 
 import math
-import warnings
 from dataclasses import replace
 from numbers import Integral, Real
 
@@ -15,11 +14,20 @@ from sklearn.base import BaseEstimator, _fit_context, clone
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._distributed import as_blocked, prepare_blocked
 from ..exceptions import PrivacyBudgetWarning, UtilityWarning
-from ..privacy import ACCOUNTANTS, PrivacyReport
+from ..privacy import ACCOUNTANTS, PrivacyReport, check_guarantee
+from ..privacy.report import seed_warnings
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, resolve_solver
 from ..solvers._policy import AUTO
 from ..utils import check_generator
+from ..utils._progress import fit_progress, plan_line
+from ..utils._rows import row_sq_norms
+from ..utils.fit_warnings import collect_fit_warnings, warn_in_fit
+
+#: Largest noise multiplier (and clip norm): beyond it the noise, or the
+#: accountant's ``alpha / (2 s^2)``, leaves the range of float64 arithmetic.
+MAX_NOISE_MULTIPLIER = 1e100
 
 __all__ = ["BaseDPLinearModel"]
 
@@ -39,9 +47,12 @@ class BaseDPLinearModel(BaseEstimator):
         ],
         "delta": [Interval(Real, 0, 1, closed="left")],
         # The upper limit keeps dp_accounting's alpha / (2 s^2) from overflowing.
-        "noise_multiplier": [Interval(Real, 0, 1e100, closed="both"), None],
+        "noise_multiplier": [
+            Interval(Real, 0, MAX_NOISE_MULTIPLIER, closed="both"),
+            None,
+        ],
         "clip_norm": [
-            Interval(Real, 0, None, closed="neither"),
+            Interval(Real, 0, MAX_NOISE_MULTIPLIER, closed="right"),
             Options(Real, {math.inf}),
         ],
         "alpha": [Interval(Real, 0, None, closed="left")],
@@ -93,22 +104,40 @@ class BaseDPLinearModel(BaseEstimator):
 
     def _warn(self, message, category):
         """Emit a warning and remember it for :meth:`privacy_report`."""
-        self._fit_warnings.append(f"{category.__name__}: {message}")
-        warnings.warn(message, category, stacklevel=4)
+        warn_in_fit(message, category, stacklevel=3)
 
-    def _validate_X_y(self, X, y, **kwargs):
+    def _validate_X_y(self, X, y, *, dtype=np.float64, **kwargs):
+        # No separate finiteness pass: the squared row norms (needed by the
+        # solvers anyway, and remembered for them) are finite iff every entry
+        # is finite and no row overflows.
         X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=np.float64, order="C", **kwargs
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=dtype,
+            order="C",
+            ensure_all_finite=False,
+            **kwargs,
         )
+        # Kernels always get writeable arrays: a read-only one (memmap, pandas
+        # copy-on-write) would make numba compile a second set of kernels.
+        if sp.issparse(X):
+            if not (X.data.flags.writeable and X.indices.flags.writeable):
+                X = X.copy()
+        elif not X.flags.writeable:
+            X = X.copy()
         if sp.issparse(X) and not X.has_canonical_format:
             # Duplicate entries would make the per-row norms used for clipping
             # disagree with the gradients actually summed.
             X = X.copy()
             X.sum_duplicates()
-        sq = (
-            X.multiply(X).sum(axis=1) if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
-        )
-        if not np.isfinite(sq).all():
+        if not np.isfinite(row_sq_norms(X, reuse=False)).all():
+            values = X.data if sp.issparse(X) else X
+            if np.isnan(values).any():
+                raise ValueError("Input X contains NaN.")
+            if not np.isfinite(values).all():
+                raise ValueError("Input X contains infinity.")
             # The clipping factor of such a row would underflow to 0 and its
             # gradient be silently dropped.
             raise ValueError(
@@ -150,12 +179,20 @@ class BaseDPLinearModel(BaseEstimator):
             nm = 0.0
         elif nm is None:
             nm = solver.calibrate(eps, delta, plan, accountant=self.accountant)
+        if not nm <= MAX_NOISE_MULTIPLIER:
+            raise ValueError(
+                f"epsilon={eps!r} is too small for this run: it needs noise_multiplier="
+                f"{nm:.3g} > {MAX_NOISE_MULTIPLIER:g}, and the model would be noise "
+                "only. Raise epsilon."
+            )
         event = solver.make_event(nm, plan)
         epsilon = (
             solver.spent_epsilon(event, delta, accountant=self.accountant)
             if private
             else math.inf
         )
+        # The invariant: never run a mechanism accounted above the request.
+        check_guarantee(epsilon, eps, what=f"solver={solver.name!r}")
         return float(nm), epsilon, event
 
     def _policy_epsilon(self):
@@ -236,12 +273,31 @@ class BaseDPLinearModel(BaseEstimator):
         return self._fit(X, y)
 
     def _fit(self, X, y):
-        self._fit_warnings = []
+        # Always, even under sklearn's skip_parameter_validation (nested
+        # estimators): an unchecked epsilon or clip_norm would break privacy.
+        self._validate_params()
+        with collect_fit_warnings() as fit_warnings:
+            return self._fit_logged(X, y, fit_warnings)
+
+    def _fit_logged(self, X, y, fit_warnings):
         solver = resolve_solver(self.solver)
         solver.check_loss(self._loss_name)
-        if sp.issparse(X) and not solver.accepts_sparse:
-            raise TypeError(f"solver={solver.name!r} does not support sparse input X.")
-        X, y = self._validate_X_y(X, y, **self._validate_kwargs)
+        if (blocked := as_blocked(X)) is not None:  # Dask, memmap, zarr
+            # Blocks are read in float64; coef_ follows the stored dtype.
+            coef_dtype = np.result_type(
+                getattr(getattr(X, "X", X), "dtype", np.float64), np.float32
+            )
+            X, y = prepare_blocked(self, blocked, y, solver)
+        else:
+            if sp.issparse(X) and not solver.accepts_sparse:
+                raise TypeError(
+                    f"solver={solver.name!r} does not support sparse input X."
+                )
+            # float32 X is kept as is (no float64 copy) for solvers that read
+            # it so.
+            dtype = [np.float64, np.float32] if solver.accepts_float32 else np.float64
+            X, y = self._validate_X_y(X, y, dtype=dtype, **self._validate_kwargs)
+            coef_dtype = X.dtype
         loss, Y = self._encode_targets(y)
         if not np.isfinite(np.einsum("ij,ij->i", Y, Y)).all():
             raise ValueError(
@@ -251,22 +307,21 @@ class BaseDPLinearModel(BaseEstimator):
         solver.check_loss(loss)
         n, d = X.shape
         plan, hyperparameters = self._resolve_plan(solver, n, d, Y.shape[1], loss)
+        solver.check_plan(plan)
         nm, epsilon, event = self._resolve_noise(solver, plan)
+        n_steps = solver.n_steps(plan)
         for message in solver.utility_warnings(plan, nm):
             self._warn(message, UtilityWarning)
         if self.verbose:
-            print(
-                f"[{type(self).__name__}] solver={solver.name} n={n} d={d} "
-                f"steps={solver.n_steps(plan)} noise_multiplier={nm:.4g} "
-                f"epsilon={epsilon:.4g} delta={self.delta:g}"
+            print(plan_line(self, solver, plan, n_steps, nm, epsilon), flush=True)
+        with fit_progress(self.verbose, n_steps, f"{solver.name} fit"):
+            result = solver.solve(
+                X,
+                np.require(Y, np.float64, ["C", "W"]),
+                plan,
+                nm,
+                check_generator(self.random_state),
             )
-        result = solver.solve(
-            X,
-            np.ascontiguousarray(Y, dtype=np.float64),
-            plan,
-            nm,
-            check_generator(self.random_state),
-        )
         if not (np.isfinite(result.coef).all() and np.isfinite(result.intercept).all()):
             # Post-processing of the released model: raising costs no privacy.
             raise ValueError(
@@ -283,7 +338,11 @@ class BaseDPLinearModel(BaseEstimator):
         self.max_iter_ = plan.max_iter
         self.batch_size_ = plan.batch_size
         self.learning_rate_ = plan.learning_rate
-        self._set_coef(result.coef, result.intercept)
+        # scikit-learn's convention: coefficients in the dtype of X.
+        self._set_coef(
+            result.coef.astype(coef_dtype, copy=False),
+            result.intercept.astype(coef_dtype, copy=False),
+        )
         for name, value in result.attributes.items():
             setattr(self, name, value)
         self._report = PrivacyReport(
@@ -306,9 +365,9 @@ class BaseDPLinearModel(BaseEstimator):
             delta=self.delta_,
             dp_event=result.dp_event,
             hyperparameters=dict(hyperparameters),
-            warnings=tuple(self._fit_warnings),
+            warnings=tuple(fit_warnings) + seed_warnings(self.random_state),
+            requested_delta=float(self.delta),
         )
-        del self._fit_warnings
         return self
 
     def _set_coef(self, coef, intercept):

@@ -12,9 +12,11 @@ from .accounting import (
     calibrate_noise,
     compute_epsilon,
     make_accountant,
+    set_calibration_cache,
 )
+from .guarantee import check_guarantee
 from .mechanisms import gaussian_noise, laplace_noise
-from .report import PrivacyReport
+from .report import PrivacyReport, describe_event
 
 __all__ = [
     "ACCOUNTANTS",
@@ -22,8 +24,11 @@ __all__ = [
     "PrivacyLeakWarning",
     "PrivacyReport",
     "calibrate_noise",
+    "check_guarantee",
     "compute_epsilon",
+    "describe_event",
     "gaussian_noise",
     "laplace_noise",
     "make_accountant",
+    "set_calibration_cache",
 ]

