@@ -59,6 +59,9 @@ MAX_STEPS = 2000
 POISSON_NOISE_TO_SIGNAL = 0.3
 #: Largest passes a rule asks for (bounds the cost on tiny datasets).
 MAX_EPOCHS = 300
+#: Budgets above this plan like this one (every rule is then at its
+#: noiseless end), which keeps the rules' arithmetic finite.
+_LARGE_EPSILON = 1e6
 #: Target noise-to-signal ratio of one full-batch step.
 NOISE_TO_SIGNAL = 0.1
 #: Noise-to-signal ratio of a mini-batch step above which the step shrinks.
@@ -96,6 +99,7 @@ def poisson_steps(n_samples, n_noisy, epsilon, delta):
     if not 0 < delta < 1:
         return MIN_STEPS_PRIVATE
     log_d = math.log(1.0 / delta)
+    epsilon = min(epsilon, _LARGE_EPSILON)  # keeps the square finite
     T = (POISSON_NOISE_TO_SIGNAL * epsilon * n_samples) ** 2 / (max(1, n_noisy) * log_d)
     return int(min(MAX_STEPS, max(MIN_STEPS_PRIVATE, math.floor(T))))
 
@@ -145,6 +149,7 @@ def full_batch_steps(
     if math.isinf(epsilon):
         return int(hi)
     n, D = float(n_samples), float(max(1, n_noisy))
+    epsilon = min(epsilon, _LARGE_EPSILON)
     if laplace:
         T = ratio * epsilon * n / (2.0 * math.sqrt(2.0 * D))
     else:
@@ -220,6 +225,7 @@ def scd_plan(n_samples, epsilon, delta, epochs=MIN_EPOCHS):
     if math.isinf(epsilon):
         return poisson_epochs(n, base, MAX_STEPS), base
     log_d = math.log(1.0 / max(delta, 1e-300))
+    epsilon = min(epsilon, _LARGE_EPSILON)
     q = epochs * math.sqrt(log_d) / (SCD_NOISE * epsilon * n)
     B = max(base, min(n, math.ceil(q * n)))
     if B < n:
