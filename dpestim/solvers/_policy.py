@@ -200,7 +200,8 @@ def noise_damped_rate(rate, ratio, ref=MINIBATCH_NOISE_TO_SIGNAL):
     """
     if ratio <= ref:
         return rate
-    return rate * (ref / ratio) ** 2
+    # floored: a step of 0 (an underflow at absurd budgets) is no step rule
+    return rate * max((ref / ratio) ** 2, 1e-12)
 
 
 #: Target standard deviation of the noise dp-scd leaves on each coefficient.
