@@ -211,6 +211,14 @@ NONPRIVATE_MISSES = {
         )
         for solver in ("dp-lssgd", "adp-sgd", "adp-adagrad")
     },
+    ("LogisticRegression", "adp-sgd", "digits"): (
+        "0.947 against 0.958 (median of 3 seeds; 1.1 points): decaying steps "
+        "on L2-clipped multinomial gradients"
+    ),
+    ("LinearSVC", "adp-adagrad", "digits"): (
+        "0.938 against 0.949 (median of 3 seeds; 1.1 points): AdaGrad-norm steps "
+        "on clipped squared-hinge gradients"
+    ),
     ("LogisticRegression", "adp-adagrad", "digits"): (
         "AdaGrad-norm steps on L2-clipped multinomial gradients: 0.936 against "
         "0.958 after the default 2,000 steps"
