@@ -6,7 +6,7 @@
 
 __version__ = "0.1.0"
 
-from .exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
+from .exceptions import PrivacyBudgetWarning, PrivacyLeakWarning, UtilityWarning
 from .linear_model import LinearSVC, LogisticRegression, Ridge
 from .minimax import (
     FairLogisticRegression,
@@ -23,5 +23,6 @@ __all__ = [
     "PrivacyBudgetWarning",
     "PrivacyLeakWarning",
     "Ridge",
+    "UtilityWarning",
     "__version__",
 ]

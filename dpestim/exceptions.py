@@ -1,6 +1,6 @@
 """Warnings and errors raised by dpestim."""
 
-__all__ = ["PrivacyBudgetWarning", "PrivacyLeakWarning"]
+__all__ = ["PrivacyBudgetWarning", "PrivacyLeakWarning", "UtilityWarning"]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -17,4 +17,16 @@ class PrivacyBudgetWarning(UserWarning):
 
     For example ``delta >= 1 / n_samples``, which permits releasing a whole
     record with probability ``delta``.
+    """
+
+
+class UtilityWarning(UserWarning):
+    """The planned private fit is unlikely to learn a useful model.
+
+    Raised from public quantities only (the plan: ``n``, ``d``, ``epsilon``,
+    ``delta``, the hyperparameters, the calibrated noise), never from the
+    data, for instance when the noise added to a step dwarfs the largest
+    clipped signal, or when an explicit ``max_iter`` gives a number of steps
+    far from the ``"auto"`` policy's. The message names the parameter to
+    change.
     """

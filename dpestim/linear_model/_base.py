@@ -5,19 +5,21 @@ Estimators validate input, resolve the solver, calibrate noise, call
 """
 
 import math
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator, _fit_context, clone
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._distributed import as_blocked, prepare_blocked
-from ..exceptions import PrivacyBudgetWarning
+from ..exceptions import PrivacyBudgetWarning, UtilityWarning
 from ..privacy import ACCOUNTANTS, PrivacyReport, check_guarantee
 from ..privacy.report import seed_warnings
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, resolve_solver
+from ..solvers._policy import AUTO
 from ..utils import check_generator
 from ..utils._progress import fit_progress, plan_line
 from ..utils._rows import row_sq_norms
@@ -55,9 +57,12 @@ class BaseDPLinearModel(BaseEstimator):
         ],
         "alpha": [Interval(Real, 0, None, closed="left")],
         "fit_intercept": ["boolean"],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({AUTO})],
+        "batch_size": [Interval(Integral, 1, None, closed="left"), StrOptions({AUTO})],
+        "learning_rate": [
+            Interval(Real, 0, None, closed="neither"),
+            StrOptions({AUTO}),
+        ],
         "solver": [StrOptions(set(SOLVERS)), BaseSolver],
         "accountant": [StrOptions(set(ACCOUNTANTS))],
         "random_state": ["random_state", np.random.Generator],
@@ -73,9 +78,9 @@ class BaseDPLinearModel(BaseEstimator):
         clip_norm=1.0,
         alpha=1e-4,
         fit_intercept=True,
-        max_iter=10,
-        batch_size=256,
-        learning_rate=0.5,
+        max_iter="auto",
+        batch_size="auto",
+        learning_rate="auto",
         solver="dp-sgd",
         accountant="rdp",
         random_state=None,
@@ -190,6 +195,61 @@ class BaseDPLinearModel(BaseEstimator):
         check_guarantee(epsilon, eps, what=f"solver={solver.name!r}")
         return float(nm), epsilon, event
 
+    def _policy_epsilon(self):
+        """The epsilon the ``"auto"`` rules plan for (public).
+
+        ``epsilon`` itself; with ``epsilon=None`` (a fixed
+        ``noise_multiplier``), ``inf`` for ``noise_multiplier=0`` and 1
+        otherwise.
+        """
+        if self.epsilon is not None:
+            return float(self.epsilon)
+        if self.noise_multiplier is not None and self.noise_multiplier == 0:
+            return math.inf
+        return 1.0
+
+    def _resolve_plan(self, solver, n, d, n_outputs, loss):
+        """The ERM plan with its ``"auto"`` values resolved by the solver.
+
+        Public quantities only. Warns (:class:`~dpestim.UtilityWarning`) when
+        an explicit ``max_iter`` gives ten times more or fewer steps than the
+        ``"auto"`` rule would.
+        """
+        raw = ERMPlan(
+            n_samples=n,
+            n_features=d,
+            n_outputs=n_outputs,
+            loss=loss,
+            alpha=float(self.alpha),
+            fit_intercept=bool(self.fit_intercept),
+            clip_norm=float(self.clip_norm),
+            max_iter=self.max_iter if self.max_iter == AUTO else int(self.max_iter),
+            batch_size=(
+                self.batch_size if self.batch_size == AUTO else int(self.batch_size)
+            ),
+            learning_rate=(
+                self.learning_rate
+                if self.learning_rate == AUTO
+                else float(self.learning_rate)
+            ),
+        )
+        eps = self._policy_epsilon()
+        probe = clone(solver) if self.max_iter != AUTO else None
+        plan, resolved = solver.resolve_hyperparameters(raw, eps, self.delta)
+        if probe is not None:
+            auto, _ = probe.resolve_hyperparameters(
+                replace(raw, max_iter=AUTO), eps, self.delta
+            )
+            ours, theirs = solver.n_steps(plan), probe.n_steps(auto)
+            if ours > 10 * theirs or 10 * ours < theirs:
+                self._warn(
+                    f"max_iter={self.max_iter} gives {ours} steps, far from the "
+                    f"{theirs} of max_iter='auto' for solver={solver.name!r} at "
+                    f"this n, d and epsilon; consider max_iter='auto'.",
+                    UtilityWarning,
+                )
+        return plan, resolved
+
     # -- fitting ---------------------------------------------------------------
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -246,21 +306,12 @@ class BaseDPLinearModel(BaseEstimator):
             )
         solver.check_loss(loss)
         n, d = X.shape
-        plan = ERMPlan(
-            n_samples=n,
-            n_features=d,
-            n_outputs=Y.shape[1],
-            loss=loss,
-            alpha=float(self.alpha),
-            fit_intercept=bool(self.fit_intercept),
-            clip_norm=float(self.clip_norm),
-            max_iter=int(self.max_iter),
-            batch_size=int(self.batch_size),
-            learning_rate=float(self.learning_rate),
-        )
+        plan, hyperparameters = self._resolve_plan(solver, n, d, Y.shape[1], loss)
         solver.check_plan(plan)
         nm, epsilon, event = self._resolve_noise(solver, plan)
         n_steps = solver.n_steps(plan)
+        for message in solver.utility_warnings(plan, nm):
+            self._warn(message, UtilityWarning)
         if self.verbose:
             print(plan_line(self, solver, plan, n_steps, nm, epsilon), flush=True)
         with fit_progress(self.verbose, n_steps, f"{solver.name} fit"):
@@ -283,6 +334,10 @@ class BaseDPLinearModel(BaseEstimator):
         self.epsilon_ = epsilon
         self.delta_ = float(solver.guarantee_delta(self.delta))
         self.dp_event_ = result.dp_event
+        self.hyperparameters_ = hyperparameters
+        self.max_iter_ = plan.max_iter
+        self.batch_size_ = plan.batch_size
+        self.learning_rate_ = plan.learning_rate
         # scikit-learn's convention: coefficients in the dtype of X.
         self._set_coef(
             result.coef.astype(coef_dtype, copy=False),
@@ -309,6 +364,7 @@ class BaseDPLinearModel(BaseEstimator):
             epsilon=epsilon,
             delta=self.delta_,
             dp_event=result.dp_event,
+            hyperparameters=dict(hyperparameters),
             warnings=tuple(fit_warnings) + seed_warnings(self.random_state),
             requested_delta=float(self.delta),
         )

@@ -26,16 +26,30 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
     fit_intercept : bool, default=True
         Whether to fit an intercept (its gradient is clipped together with the
         coefficients' gradient).
-    max_iter : int, default=10
-        Number of epochs, fixed before fitting (there is no data-dependent
-        stopping and no ``tol``). For ``solver="dp-sgd"`` the number of steps
-        is ``ceil(max_iter / q)`` with ``q = min(1, batch_size / n_samples)``;
-        for ``"dp-gd"`` it is ``max_iter``.
-    batch_size : int, default=256
+    max_iter : int or "auto", default="auto"
+        Number of epochs (passes of expected size ``n_samples``), fixed before
+        fitting (there is no data-dependent stopping and no ``tol``). For the
+        Poisson mini-batch solvers (``"dp-sgd"`` and most others) the number
+        of steps is ``ceil(max_iter / q)`` with ``q = min(1, batch_size /
+        n_samples)``; for the full-batch solvers (``"dp-gd"``, ``"dp-hb"``,
+        ``"dp-nag"``, ``"dp-masg"`` and the "-opt" variants) one epoch is one
+        iteration, so ``max_iter`` is the number of iterations (with their
+        own ``batch_size=m`` an iteration is a pass over ``m`` records).
+        ``"auto"``: chosen by the solver from public quantities only (``n``,
+        ``d``, outputs, ``epsilon``, ``delta``, ``clip_norm``; never the data)
+        and reported in ``max_iter_``, ``hyperparameters_`` and
+        :meth:`privacy_report`; see the solver guide's "Defaults" section.
+    batch_size : int or "auto", default="auto"
         Expected batch size of Poisson sampling: every record enters each step
         independently with probability ``min(1, batch_size / n_samples)``.
-    learning_rate : float, default=0.5
-        Constant step size.
+        ``"auto"``: about ``1.5 sqrt(n_samples)`` (at least 32). Full-batch
+        solvers do not use it.
+    learning_rate : float or "auto", default="auto"
+        Constant step size (the base of the schedule for scheduled solvers).
+        ``"auto"``: 0.5 for the Poisson mini-batch solvers, ``10 /
+        clip_norm`` for dp-gd and ``0.3 / clip_norm`` for the momentum
+        methods (their L1-clipped gradients are smaller); dual coordinate
+        descent does not use it.
     solver : str or solver object, default="dp-sgd"
         The private algorithm: a registry name (``"dp-sgd"``, ``"dp-gd"``; see
         :data:`dpestim.solvers.SOLVERS`) or a solver instance whose parameters
@@ -73,4 +87,9 @@ ATTRIBUTES = """coef_ : ndarray
     dp_event_ : dp_accounting.DpEvent
         The mechanism that ran, as an immutable dp_accounting event.
     solver_ : BaseSolver
-        The solver object used (a fresh instance; ``solver`` is unchanged)."""
+        The solver object used (a fresh instance; ``solver`` is unchanged).
+    max_iter_, batch_size_, learning_rate_ : int, int, float
+        The values the run used (``"auto"`` resolved from public quantities).
+    hyperparameters_ : dict
+        The resolved hyperparameters the solver uses, by name (also in
+        :meth:`privacy_report`)."""

@@ -1,8 +1,12 @@
 """Differentially private ridge regression."""
 
+from numbers import Real
+
 import numpy as np
 from sklearn.base import RegressorMixin
+from sklearn.utils._param_validation import StrOptions
 
+from ..exceptions import PrivacyLeakWarning
 from ..losses import SQUARED
 from ._base import BaseDPLinearModel
 from ._docs import ATTRIBUTES, COMMON_TAIL, PRIVACY_PARAMS
@@ -13,6 +17,83 @@ __all__ = ["Ridge"]
 class Ridge(RegressorMixin, BaseDPLinearModel):
     _loss_name = "squared"
     _validate_kwargs = {"multi_output": True, "y_numeric": True}
+    _parameter_constraints = {
+        **BaseDPLinearModel._parameter_constraints,
+        "y_bound": [Real, tuple, list, np.ndarray, StrOptions({"data"}), None],
+    }
+
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        delta=1e-5,
+        noise_multiplier=None,
+        clip_norm=1.0,
+        alpha=1e-4,
+        fit_intercept=True,
+        max_iter="auto",
+        batch_size="auto",
+        learning_rate="auto",
+        solver="dp-sgd",
+        accountant="rdp",
+        y_bound="data",
+        random_state=None,
+        verbose=0,
+    ):
+        super().__init__(
+            epsilon=epsilon,
+            delta=delta,
+            noise_multiplier=noise_multiplier,
+            clip_norm=clip_norm,
+            alpha=alpha,
+            fit_intercept=fit_intercept,
+            max_iter=max_iter,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            solver=solver,
+            accountant=accountant,
+            random_state=random_state,
+            verbose=verbose,
+        )
+        self.y_bound = y_bound
+
+    def _resolve_y_bound(self, Y):
+        """``(low, high)`` arrays of shape (n_targets,), or None (no bound)."""
+        if self.y_bound is None:
+            return None
+        if isinstance(self.y_bound, str):
+            self._warn(
+                "y_bound='data': the target range is taken from the private y "
+                "(its minimum and maximum) and released through y_bound_ and the "
+                "clipped predictions. Pass y_bound=(low, high) from public "
+                "knowledge (a documented range or top-code) to avoid this leak, "
+                "or y_bound=None for no bound.",
+                PrivacyLeakWarning,
+            )
+            return Y.min(axis=0), Y.max(axis=0)
+        if isinstance(self.y_bound, Real):
+            b = float(self.y_bound)
+            if not (np.isfinite(b) and b > 0):
+                raise ValueError(f"y_bound must be a positive finite number, got {b}.")
+            bounds = (-b, b)
+        else:
+            bounds = self.y_bound
+        try:
+            low, high = (np.asarray(v, dtype=np.float64) for v in bounds)
+        except (TypeError, ValueError):
+            raise ValueError(
+                "y_bound must be None, 'data', a positive number or a pair "
+                f"(low, high); got {self.y_bound!r}."
+            ) from None
+        K = Y.shape[1]
+        low, high = np.broadcast_to(low, (K,)), np.broadcast_to(high, (K,))
+        if not (np.isfinite(low).all() and np.isfinite(high).all()) or np.any(
+            low >= high
+        ):
+            raise ValueError(
+                f"y_bound=(low, high) needs finite low < high, got {self.y_bound!r}."
+            )
+        return low.copy(), high.copy()
 
     def _validate_X_y(self, X, y, **kwargs):
         dtype = np.asarray(y).dtype
@@ -31,9 +112,22 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
 
     def _encode_targets(self, y):
         self._single_target = y.ndim == 1
-        return SQUARED, y.reshape(y.shape[0], -1)
+        Y = y.reshape(y.shape[0], -1)
+        bounds = self._resolve_y_bound(Y)
+        self.y_bound_ = bounds
+        if bounds is None:
+            self._y_center = np.zeros(Y.shape[1])
+            return SQUARED, Y
+        low, high = bounds
+        # a per-record map with public constants: clip each target to the
+        # range and centre it; the centre is added back to the intercept
+        # (post-processing) and predictions are clipped to the range.
+        # Without an intercept, centring would change the model: clip only.
+        self._y_center = (low + high) / 2.0 if self.fit_intercept else 0.0 * low
+        return SQUARED, np.clip(Y, low, high) - self._y_center
 
     def _set_coef(self, coef, intercept):
+        intercept = intercept + self._y_center
         if self._single_target:
             self.coef_, self.intercept_ = coef[0], float(intercept[0])
         else:
@@ -41,6 +135,9 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
 
     def predict(self, X):
         """Predict with the private linear model.
+
+        Predictions are clipped to ``y_bound_`` when a bound is set
+        (post-processing of the released model).
 
         Parameters
         ----------
@@ -51,6 +148,8 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         y_pred : ndarray of shape (n_samples,) or (n_samples, n_targets)
         """
         pred = self._decision(X)
+        if self.y_bound_ is not None:
+            pred = np.clip(pred, *self.y_bound_)
         return pred[:, 0] if self._single_target else pred
 
     def __sklearn_tags__(self):
@@ -69,11 +168,26 @@ Ridge.__doc__ = f"""Differentially private ridge regression.
     Parameters
     ----------
     {PRIVACY_PARAMS}
+    y_bound : (low, high), float, "data" or None, default="data"
+        Public range of the targets. Each training target is clipped to it
+        and, with ``fit_intercept=True``, centred on its midpoint (a
+        per-record map with public constants, inside the privacy argument),
+        the midpoint is added back to the intercept, and predictions are
+        clipped to the range (post-processing), so a noisy model never
+        predicts far outside it. A float ``b`` means
+        ``(-b, b)``; pairs may hold one value per target. ``"data"`` takes the
+        range from the private ``y`` (its minimum and maximum), which leaks
+        them: a :class:`~dpestim.PrivacyLeakWarning` is raised; pass a public
+        range (a documented top-code, a physical range) instead. ``None``:
+        no bound, no centring. (Solvers that penalise the intercept, dp-scd,
+        then shrink it towards the midpoint rather than towards 0.)
     {COMMON_TAIL}
 
     Attributes
     ----------
     {ATTRIBUTES}
+    y_bound_ : tuple of ndarray of shape (n_targets,) or None
+        The ``(low, high)`` range used.
 
     See Also
     --------

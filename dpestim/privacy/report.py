@@ -35,6 +35,7 @@ class PrivacyReport:
     composition: str = ""
     noise: str = ""
     n_samples_public: bool = True
+    hyperparameters: dict = field(default_factory=dict)
     warnings: tuple = field(default_factory=tuple)
     requested_delta: float | None = None
 
@@ -86,6 +87,12 @@ class PrivacyReport:
             + (" (sets sampling rate and step count)" if self.n_samples_public else ""),
             f"  DpEvent     : {describe_event(self.dp_event)}",
         ]
+        if self.hyperparameters:
+            lines.append(
+                "  hyperparams : "
+                + ", ".join(f"{k}={v!r}" for k, v in self.hyperparameters.items())
+                + " (resolved from public quantities)"
+            )
         if self.warnings:
             lines.append("  warnings during fit:")
             lines.extend(f"    - {w}" for w in self.warnings)

@@ -38,6 +38,7 @@ accountant chosen on the estimator.
 """
 
 import math
+from dataclasses import replace
 from numbers import Integral, Real
 
 import dp_accounting
@@ -67,6 +68,7 @@ from .._kernels import (
 from .._kernels.discrete_laplace import snap_discrete_laplace
 from ..privacy.discrete import discrete_laplace_grid
 from ..utils._rows import row_sq_norms
+from . import _policy
 from .base import BaseSolver, SolverResult
 
 __all__ = [
@@ -490,6 +492,15 @@ class AcceleratedSolver(BaseSolver):
     accepts_float32 = True  # the kernels gather rows into float64 blocks
     heavy_ball = False
     optimise_budget = False
+    #: Largest ``"auto"`` step (L1 clip: the clipped gradient of a row is
+    #: shrunk by about its L1 norm, so the step is larger than dp-sgd's).
+    #: Momentum methods multiply the step by about ``1 / (1 - momentum)``
+    #: and take a smaller one.
+    auto_step = 10.0
+    #: ``"auto"`` iterations bounds: at least ``auto_min_iter``; at most
+    #: ``auto_max_iter`` (also the non-private number).
+    auto_min_iter = 5
+    auto_max_iter = 1000
 
     _parameter_constraints = {
         "noise": [StrOptions({"laplace", "gaussian", "discrete_laplace"})],
@@ -521,6 +532,82 @@ class AcceleratedSolver(BaseSolver):
         self.step_scale = step_scale
         self.coef_init = coef_init
         self.store_path = store_path
+
+    # -- "auto" hyperparameters ----------------------------------------------------
+
+    def resolve_hyperparameters(self, plan, epsilon, delta):
+        """``max_iter`` and ``learning_rate`` of the run, from public quantities.
+
+        ``max_iter`` counts iterations; in the default full-batch mode an
+        iteration is one pass over the data, so it counts epochs as for the
+        mini-batch solvers. ``"auto"``: the number of iterations at which the
+        noise of one iteration's mean gradient reaches 0.1 x ``clip_norm``
+        (:func:`dpestim.solvers._policy.full_batch_steps`: ``T = 0.1 epsilon
+        n / (2 sqrt(2 D))`` for the Laplace mechanism, whose budget is split
+        evenly over the iterations), clipped to ``[auto_min_iter,
+        auto_max_iter]``, ``auto_max_iter`` without noise. For the "-opt"
+        methods this is the largest ``T`` and the paper's ``T*`` is chosen
+        below it.
+        ``learning_rate="auto"`` is ``min(auto_step, 1.5 / L)`` with ``L`` the
+        loss's largest curvature along the (unclipped) intercept (1/4
+        logistic, 1 squared, 2 squared hinge, 1/2 multinomial; gradient
+        descent is stable below ``2 / L``), shrunk like
+        ``1 / r^2`` when ``max_iter`` is at its floor and the iteration's
+        noise-to-signal ratio ``r`` exceeds 0.1. The estimator's
+        ``batch_size`` is not used (this solver's ``batch_size`` is).
+        """
+        m = self._batch(plan)
+        T = plan.max_iter
+        if _policy.is_auto(T):
+            hi = self.auto_max_iter
+            T = _policy.full_batch_steps(
+                plan.n_samples,
+                self._n_noisy(plan),
+                epsilon,
+                delta,
+                laplace=self._laplace(),
+                lo=min(self.auto_min_iter, hi),
+                hi=hi,
+            )
+        lr = plan.learning_rate
+        if _policy.is_auto(lr):
+            lr = min(self.auto_step, 1.5 / _policy.LOSS_SMOOTHNESS[plan.loss])
+            if math.isfinite(epsilon):
+                ratio = self._noise_ratio(plan, epsilon, delta, T)
+                lr = _policy.noise_damped_rate(lr, ratio, _policy.NOISE_TO_SIGNAL)
+        plan = replace(plan, max_iter=int(T), batch_size=m, learning_rate=float(lr))
+        resolved = {"max_iter": plan.max_iter, "learning_rate": plan.learning_rate}
+        if m < plan.n_samples:
+            resolved["batch_size (solver)"] = m
+        return plan, resolved
+
+    def _noise_ratio(self, plan, epsilon, delta, T):
+        """Noise-to-signal ratio of an iteration of a uniform ``T``-step run.
+
+        The approximations of :func:`~dpestim.solvers._policy.full_batch_steps`.
+        """
+        n, D = plan.n_samples, self._n_noisy(plan)
+        if self._laplace():
+            return 2.0 * math.sqrt(2.0 * D) * T / (epsilon * n)
+        log_d = math.log(1.0 / max(delta, 1e-300))
+        return math.sqrt(T * D * log_d) / (epsilon * n)
+
+    def utility_warnings(self, plan, noise_multiplier):
+        """Warn when one iteration's noise exceeds the largest clipped signal."""
+        if noise_multiplier <= 0:
+            return []
+        _, nms, _ = self.noise_schedule(noise_multiplier, plan)
+        m = self._batch(plan)
+        D = self._n_noisy(plan)
+        unit = 2.0 * math.sqrt(2.0) if self._laplace() else 1.0
+        ratio = float(np.min(nms)) * unit * math.sqrt(D) / m
+        if ratio <= 1.0:
+            return []
+        return [
+            f"the noise of each iteration has about {ratio:.3g} times the norm of "
+            "the largest clipped mean gradient: reduce max_iter (or use "
+            "max_iter='auto'), or increase epsilon."
+        ]
 
     # -- privacy metadata ----------------------------------------------------------
 
@@ -962,7 +1049,14 @@ _COMMON_DOC = """
 """
 
 
-class DPHB(AcceleratedSolver):
+class _MomentumDefaults:
+    """``"auto"`` constants of the momentum methods (see AcceleratedSolver)."""
+
+    auto_step = 0.3
+    auto_max_iter = 500
+
+
+class DPHB(_MomentumDefaults, AcceleratedSolver):
     __doc__ = (
         """Private heavy ball (``solver="dp-hb"``; paper's DP-HB / DP-SHB).
 
@@ -1026,7 +1120,7 @@ class DPHB(AcceleratedSolver):
         )
 
 
-class DPNAG(AcceleratedSolver):
+class DPNAG(_MomentumDefaults, AcceleratedSolver):
     __doc__ = (
         """Private Nesterov accelerated gradient (``solver="dp-nag"``).
 
@@ -1114,7 +1208,7 @@ class DPNAGOpt(_OptMixin, DPNAG):
         self.select_n_iter = select_n_iter
 
 
-class DPMASG(AcceleratedSolver):
+class DPMASG(_MomentumDefaults, AcceleratedSolver):
     __doc__ = (
         """Private multi-stage accelerated method (``solver="dp-masg"``).
 

@@ -302,8 +302,12 @@ class ADPSGD(_AdaptiveNoiseSGD):
     schedule : {"invsqrt", "constant", "sqrt_decay"}, default="invsqrt"
         Step sizes, see :func:`step_size_schedule`; the estimator's
         ``learning_rate`` is the first step.
-    a : float, default=20.0
+    a : float or "auto", default="auto"
         ``"invsqrt"``: ``eta_t = learning_rate * sqrt(a / (a + c t))``.
+        ``"auto"``: ``max(20, T / 10)`` for ``T`` steps (public), so that
+        the last step is about a third of the first however many steps the
+        plan has (the paper's constant 20 decays 10x over 2,000 steps, too
+        fast for the non-private limit).
     c : float, default=1.0
         ``"invsqrt"`` decay rate (per step).
     eta_end : float, default=1e-10
@@ -334,7 +338,7 @@ class ADPSGD(_AdaptiveNoiseSGD):
     _parameter_constraints = {
         **_AdaptiveNoiseSGD._parameter_constraints,
         "schedule": [StrOptions(set(SCHEDULES))],
-        "a": [Interval(Real, 0, None, closed="neither")],
+        "a": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "c": [Interval(Real, 0, None, closed="left")],
         "eta_end": [Interval(Real, 0, None, closed="neither")],
     }
@@ -343,7 +347,7 @@ class ADPSGD(_AdaptiveNoiseSGD):
         self,
         schedule="invsqrt",
         *,
-        a=20.0,
+        a="auto",
         c=1.0,
         eta_end=1e-10,
         noise_shape="adaptive",
@@ -362,7 +366,7 @@ class ADPSGD(_AdaptiveNoiseSGD):
             raise ValueError(
                 f"schedule must be one of {SCHEDULES}, got {self.schedule!r}."
             )
-        self._check_real("a", self.a, 0.0)
+        a = self.resolved_a(plan)
         self._check_real("c", self.c, 0.0, strict=False)
         if self.schedule == "sqrt_decay":
             self._check_real("eta_end", self.eta_end, 0.0, high=plan.learning_rate)
@@ -370,10 +374,24 @@ class ADPSGD(_AdaptiveNoiseSGD):
             self.schedule,
             plan.learning_rate,
             self.n_steps(plan),
-            a=self.a,
+            a=a,
             c=self.c,
             eta_end=self.eta_end,
         )
+
+    def resolved_a(self, plan):
+        """``a``, or for ``a="auto"`` ``max(20, T / 10)`` (public)."""
+        if isinstance(self.a, str) and self.a == "auto":
+            return max(20.0, self.n_steps(plan) / 10.0)
+        self._check_real("a", self.a, 0.0)
+        return self.a
+
+    def resolve_hyperparameters(self, plan, epsilon, delta):
+        """The Poisson rule of the base class, and ``a`` for ``"invsqrt"``."""
+        plan, resolved = super().resolve_hyperparameters(plan, epsilon, delta)
+        if self.schedule == "invsqrt":
+            resolved["a"] = self.resolved_a(plan)
+        return plan, resolved
 
     def _raw_shape(self, plan):
         return 1.0 / np.sqrt(self.learning_rates(plan))

@@ -7,7 +7,8 @@ describes, as a ``dp_accounting.DpEvent``, exactly the mechanism ``solve``
 runs, from public quantities only.
 """
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 
 import joblib
 import numpy as np
@@ -15,6 +16,7 @@ from sklearn.base import BaseEstimator
 
 from ..losses import LOSS_NAMES
 from ..privacy import calibrate_noise, compute_epsilon
+from . import _policy
 
 __all__ = ["MAX_STEPS", "BaseSolver", "ERMPlan", "SolverResult"]
 
@@ -46,11 +48,15 @@ class ERMPlan:
     fit_intercept : bool
     clip_norm : float
         L2 bound on each per-example gradient.
-    max_iter : int
+    max_iter : int or "auto"
         Number of epochs (passes of expected size ``n_samples``).
-    batch_size : int
+    batch_size : int or "auto"
         Expected batch size.
-    learning_rate : float
+    learning_rate : float or "auto"
+
+    ``"auto"`` values are replaced by
+    :meth:`BaseSolver.resolve_hyperparameters` before any other hook sees
+    the plan.
     """
 
     n_samples: int
@@ -180,6 +186,81 @@ class BaseSolver(BaseEstimator):
                 f"solver={self.name!r} does not support the {name!r} loss; it "
                 f"supports {sorted(self.supported_losses)}."
             )
+
+    def resolve_hyperparameters(self, plan, epsilon, delta):
+        """Replace the ``"auto"`` values of ``plan`` (and of this solver).
+
+        The one place where a solver's default hyperparameters are chosen,
+        from public quantities only: the fields of ``plan`` (``n``, ``d``,
+        outputs, loss, ``alpha``, ``clip_norm``), the target ``epsilon``
+        (``inf`` for a non-private fit) and ``delta``. Never from the data.
+
+        The default is the rule of the Poisson-sampled gradient solvers
+        (:mod:`dpestim.solvers._policy`): ``T`` steps where a step's noise
+        reaches 0.3 x the largest clipped signal (``T = (0.3 epsilon n)^2 /
+        (D log(1 / delta))`` in ``[50, 2000]``, 2,000 without noise),
+        ``batch_size = max(32, 1.5 sqrt(n), 10 n / T)`` (at most ``n``),
+        ``max_iter`` the epochs giving ``T`` steps (at least 10),
+        ``learning_rate``
+        0.5 (the clipped mean gradient has norm at most ``clip_norm``),
+        shrunk like ``1 / r^2`` once the noise-to-signal ratio ``r =
+        sigma sqrt(D) / B`` of a step exceeds 1 (``sigma`` the noise
+        multiplier of this plan's Poisson-subsampled Gaussian event, ``D``
+        the noised coordinates; :func:`~dpestim.solvers._policy.noise_damped_rate`).
+        Solvers with other knobs override it; explicit values are kept.
+
+        Returns
+        -------
+        plan : ERMPlan
+            With every ``"auto"`` replaced.
+        resolved : dict
+            The values of the hyperparameters that the run uses, by name
+            (estimator parameters and this solver's own), for the fitted
+            ``hyperparameters_`` and the privacy report.
+        """
+        D = plan.n_outputs * (plan.n_features + int(plan.fit_intercept))
+        T = _policy.poisson_steps(plan.n_samples, D, epsilon, delta)
+        B = plan.batch_size
+        if _policy.is_auto(B):
+            B = _policy.poisson_batch_size(plan.n_samples, T)
+        E = plan.max_iter
+        if _policy.is_auto(E):
+            E = _policy.poisson_epochs(plan.n_samples, B, T)
+        lr = plan.learning_rate
+        if _policy.is_auto(lr):
+            # delta = 0 is refused by the estimator for these Gaussian
+            # solvers after this hook; plan for no noise meanwhile
+            sigma = (
+                _policy.poisson_noise_multiplier(plan.n_samples, B, E, epsilon, delta)
+                if 0 < delta < 1
+                else 0.0
+            )
+            ratio = sigma * math.sqrt(D) / min(B, plan.n_samples)
+            lr = _policy.noise_damped_rate(0.5, ratio)
+        plan = replace(plan, max_iter=int(E), batch_size=int(B), learning_rate=lr)
+        return plan, {"max_iter": plan.max_iter, "batch_size": B, "learning_rate": lr}
+
+    def utility_warnings(self, plan, noise_multiplier):
+        """Messages (from public quantities only) when the plan cannot learn.
+
+        The default, for Poisson-sampled clipped gradients: the noise added to
+        one step's mean gradient has expected L2 norm about ``noise_multiplier
+        sqrt(D) / B`` times ``clip_norm`` (``D`` noised coordinates, ``B``
+        the expected batch); above 3 the noise dwarfs any clipped signal.
+        """
+        if noise_multiplier <= 0 or _policy.is_auto(plan.batch_size):
+            return []
+        D = plan.n_outputs * (plan.n_features + int(plan.fit_intercept))
+        B = min(plan.batch_size, plan.n_samples)
+        ratio = noise_multiplier * math.sqrt(D) / B
+        if ratio <= 3.0:
+            return []
+        return [
+            f"the noise of each step has about {ratio:.3g} times the norm of the "
+            f"largest clipped mean gradient (noise multiplier "
+            f"{noise_multiplier:.3g}, {D} coordinates, expected batch {B}): "
+            "increase batch_size (or epsilon), or reduce max_iter."
+        ]
 
     def n_steps(self, plan):
         """Number of noisy steps ``solve`` will take for ``plan``."""

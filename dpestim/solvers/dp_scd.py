@@ -11,6 +11,22 @@ coordinates) and to ``alpha_B``. The released model is ``theta = v / (alpha
 n)``, never the dual variables: they stay local to :func:`_dual_run` and are
 dropped when it returns.
 
+Privacy (add/remove-one neighbouring). Treat the noisy ``v`` of every step
+as released (the model is a post-processing of the last one). Given the
+released history ``v_0, ..., v_t``, the dual variable of a record other than
+``k`` is a function of that history, of its own record and of its own noise
+only (its updates read ``v`` and itself, never another dual variable), and
+whether it is sampled does not depend on ``k``. So adding or removing ``k``
+changes step ``t``'s ``v_{t+1} - v_t`` only by ``k``'s own term ``zeta_k
+x_k``, of L2 norm at most ``C`` (``|zeta_k| <= C / max(1, ||x_k||)``) when
+``k`` is sampled: each step is a Poisson-subsampled Gaussian mechanism of
+sensitivity ``C`` and noise ``noise_multiplier * C``, composed adaptively
+over the steps. The dual variables are never released: releasing ``alpha``
+would publish each sampled record's own dual variable, which no noise
+calibrated here protects, so the argument must not (and does not) count
+them. The noise the paper also adds to ``alpha_B`` is kept (Algorithm 1),
+with the same standard deviation; the guarantee does not rely on it.
+
 Layout: in the paper's notation the data matrix is ``X^T`` (features x
 examples) and a coordinate is one of its *columns*. The kernels below work on
 columns of ``X^T``: an F-ordered dense array (the transpose of scikit-learn's
@@ -19,6 +35,7 @@ same three arrays). So each coordinate update reads one contiguous example.
 """
 
 import math
+from dataclasses import replace
 
 import numba
 import numpy as np
@@ -29,6 +46,7 @@ from sklearn.utils._param_validation import StrOptions
 from .._kernels import poisson_sample
 from ..losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
 from ..utils._progress import current_progress
+from . import _policy
 from .base import BaseSolver, SolverResult
 from .dp_sgd import DPSGD
 
@@ -281,13 +299,14 @@ class DPSCD(BaseSolver):
     and squared hinge losses, one Newton step in the box
     ``y alpha in [1e-4, 1 - 1e-4]`` for the logistic loss. Each update is
     clipped to ``|zeta_j| <= C / max(1, ||x_j||)`` and Gaussian noise of
-    standard deviation ``noise_multiplier * sqrt(2) * C`` is added to the
-    shared vector ``v`` (every coordinate) and to the sampled dual variables.
-    Only ``coef = v / (alpha n)`` is released.
+    standard deviation ``noise_multiplier * C`` is added to the shared vector
+    ``v`` (every coordinate) and to the sampled dual variables. Only ``coef =
+    v / (alpha n)`` is released.
 
-    One record changes the step's ``(alpha_B, v)`` by at most ``sqrt(2) C`` in
-    L2 (add/remove-one neighbours; the other updates do not depend on it), so
-    the DpEvent is ``SelfComposedDpEvent(PoissonSampledDpEvent(q,
+    Given the released history of ``v``, one record changes a step's ``v``
+    by at most ``C`` in L2 (add/remove-one neighbours; the other records'
+    updates depend only on that history and on themselves; see the module
+    docstring), so the DpEvent is ``SelfComposedDpEvent(PoissonSampledDpEvent(q,
     GaussianDpEvent(noise_multiplier)), T)``. With ``K > 1`` outputs
     (one-vs-rest classes or several regression targets) the solver runs ``K``
     independent problems and the event is that run composed ``K`` times; the
@@ -338,6 +357,28 @@ class DPSCD(BaseSolver):
                 f"defined through 1 / alpha); got alpha={plan.alpha!r}."
             )
 
+    def resolve_hyperparameters(self, plan, epsilon, delta):
+        """``batch_size`` and ``max_iter`` by :func:`~dpestim.solvers._policy.scd_plan`.
+
+        The noise dp-scd leaves on the coefficients falls with the batch
+        (see that function): ``"auto"`` takes 10 epochs and the smallest
+        expected batch ``L`` (also the curvature factor) that keeps it near
+        0.1 x ``clip_norm``, at least the Poisson rule's ``1.5 sqrt(n)``;
+        without noise, the Poisson rule. The learning rate is not used by
+        dual coordinate descent and is not reported.
+        """
+        E, B = _policy.scd_plan(plan.n_samples, epsilon, delta)
+        if not _policy.is_auto(plan.batch_size):
+            B = plan.batch_size
+            if _policy.is_auto(plan.max_iter):
+                steps = _policy.MAX_STEPS if math.isinf(epsilon) else _policy.MIN_EPOCHS
+                E = _policy.poisson_epochs(plan.n_samples, B, steps)
+        if not _policy.is_auto(plan.max_iter):
+            E = plan.max_iter
+        lr = 0.5 if _policy.is_auto(plan.learning_rate) else plan.learning_rate
+        plan = replace(plan, max_iter=int(E), batch_size=int(B), learning_rate=lr)
+        return plan, {"max_iter": plan.max_iter, "batch_size": plan.batch_size}
+
     def batch(self, plan):
         """Expected batch size ``L = min(batch_size, n_samples)``."""
         return min(plan.batch_size, plan.n_samples)
@@ -354,8 +395,13 @@ class DPSCD(BaseSolver):
         return plan.clip_norm * plan.alpha * plan.n_samples / self.batch(plan)
 
     def sensitivity(self, plan):
-        """L2 sensitivity of one step's released ``(alpha_B, v)``: ``sqrt(2) C``."""
-        return math.sqrt(2.0) * self.clip_bound(plan)
+        """L2 sensitivity ``C`` of one step's ``v`` given the released history.
+
+        The dual variables are never released, so they do not count (the
+        previous ``sqrt(2) C``, covering ``(alpha_B, v)``, added ``sqrt(2)``
+        times too much noise; see the module docstring).
+        """
+        return self.clip_bound(plan)
 
     def sigma_prime(self, plan):
         """Curvature factor of the subproblem: the expected batch size."""

@@ -10,6 +10,7 @@ the sampling (exponential mechanism), not from added noise.
 """
 
 import math
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -173,6 +174,23 @@ class DPSMDSCO(BaseSolver):
             else max(1, math.ceil(math.sqrt(T / ell)))
         )
         return T, q, int(self.n_vertex_samples), n // T
+
+    def resolve_hyperparameters(self, plan, epsilon, delta):
+        """This solver's own schedule; the estimator's knobs are not used.
+
+        ``max_iter=None`` (the number of batches ``T``) follows Theorem 4.2
+        from ``n``, ``epsilon``, ``delta`` and the dimension (see
+        :meth:`schedule`); the estimator's ``max_iter``, ``batch_size`` and
+        ``learning_rate`` are placeholders (one pass, batches of ``n / T``).
+        """
+        eps = None if math.isinf(epsilon) else epsilon
+        T, q, K, B = self.schedule(plan, eps, delta)
+        plan = replace(plan, max_iter=1, batch_size=B, learning_rate=1.0)
+        return plan, {
+            "max_iter (solver, batches)": T,
+            "resample_period": q,
+            "n_vertex_samples": K,
+        }
 
     def n_mechanisms(self, T, q, K):
         """``K (floor(T / q) + q) + n_output_samples`` vertex samples.

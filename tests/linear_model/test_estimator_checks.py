@@ -1,8 +1,9 @@
 """scikit-learn's estimator checks over every estimator x solver.
 
 The estimators pass all of them with their private defaults (epsilon=1,
-delta=1e-5, classes inferred with a PrivacyLeakWarning because the checks
-cannot pass ``classes=``), except the accuracy thresholds listed in
+delta=1e-5, every hyperparameter "auto", classes and Ridge's y_bound
+inferred with a PrivacyLeakWarning because the checks cannot pass them),
+except the accuracy thresholds listed in
 ``EXPECTED_FAILURES`` and ``Ridge``'s ``check_regressors_train`` with a
 pure-DP Laplace solver (the accelerated solvers' default: L1 clipping and
 replace-one sensitivity cannot reach R^2 > 0.5 at epsilon = 1 on 200 records;
@@ -28,6 +29,7 @@ EXPECTED_FAILURES = {
         )
         for est, check in (
             ("LogisticRegression", "check_classifiers_train"),
+            ("LinearSVC", "check_classifiers_train"),
             ("Ridge", "check_regressors_train"),
         )
     },
@@ -39,11 +41,6 @@ EXPECTED_FAILURES = {
         )
         for est in ("LogisticRegression", "LinearSVC")
     },
-    ("dp-scd", "Ridge", "check_regressors_train"): (
-        "DP-SCD assumes rows of norm <= 1; on the check's standardised rows "
-        "(norm ~3.3) a dual step is a primal step of size 1/||x||^2, too slow "
-        "for 10 full-batch noisy steps (R^2 0.31 < 0.5)"
-    ),
 }
 
 

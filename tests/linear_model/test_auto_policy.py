@@ -1,0 +1,289 @@
+"""The "auto" hyperparameter policy, UtilityWarning and Ridge's y_bound.
+
+Defaults are resolved by each solver from public quantities only: the tests
+check that the resolved values do not move when the data values do (shapes
+fixed), that explicit values are kept, that the values reach the fitted
+attributes and the privacy report, and that the non-private limit at the
+defaults reaches scikit-learn's accuracy on the bundled datasets.
+"""
+
+import math
+import warnings
+import zlib
+
+import numpy as np
+import pytest
+import sklearn.linear_model as skl
+import sklearn.svm as sks
+from sklearn.datasets import load_breast_cancer, load_digits
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+
+from dpestim import (
+    LinearSVC,
+    LogisticRegression,
+    PrivacyLeakWarning,
+    Ridge,
+    UtilityWarning,
+)
+from dpestim.solvers import SOLVERS
+
+
+def _rng(name):
+    return np.random.default_rng(zlib.crc32(name.encode()))
+
+
+def _estimator_for(solver):
+    losses = SOLVERS[solver].supported_losses
+    if "logistic" in losses:
+        return LogisticRegression(solver=solver, classes=[0, 1])
+    return Ridge(solver=solver, y_bound=(-5.0, 5.0))
+
+
+def _data(seed, n=240, d=6):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) / math.sqrt(d) * rng.uniform(0.2, 3.0)
+    y = (X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0).astype(int)
+    y[:2] = [0, 1]
+    return X, y
+
+
+@pytest.mark.parametrize("solver", sorted(SOLVERS))
+def test_resolved_values_do_not_depend_on_data_values(solver):
+    """Same n, d, labels set, budget: the same plan, whatever the values."""
+    fits = []
+    for seed in (1, 2):
+        X, y = _data(seed)
+        est = _estimator_for(solver).set_params(epsilon=1.0, random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(X, y if isinstance(est, LogisticRegression) else X[:, 0])
+        fits.append(est)
+    a, b = fits
+    assert a.hyperparameters_ == b.hyperparameters_
+    assert (a.max_iter_, a.batch_size_, a.learning_rate_) == (
+        b.max_iter_,
+        b.batch_size_,
+        b.learning_rate_,
+    )
+    assert a.n_iter_ == b.n_iter_
+    assert a.noise_multiplier_ == b.noise_multiplier_
+    assert a.hyperparameters_ == a.privacy_report().hyperparameters
+    assert "hyperparams" in str(a.privacy_report())
+
+
+def test_explicit_values_are_kept():
+    X, y = _data(3)
+    n = X.shape[0]
+    est = LogisticRegression(
+        max_iter=3, batch_size=48, learning_rate=0.2, classes=[0, 1], random_state=0
+    ).fit(X, y)
+    assert est.hyperparameters_ == {
+        "max_iter": 3,
+        "batch_size": 48,
+        "learning_rate": 0.2,
+    }
+    assert est.n_iter_ == math.ceil(3 / (48 / n))
+
+
+def test_auto_depends_on_public_quantities():
+    """More data or more budget: the rule moves (it is not a constant)."""
+
+    def plan(n, eps):
+        X, y = _data(4, n=n)
+        est = LogisticRegression(epsilon=eps, classes=[0, 1], random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UtilityWarning)
+            est.fit(X, y)
+        return est.hyperparameters_, est.n_iter_
+
+    (small, small_steps), (large, large_steps) = plan(300, 1.0), plan(5000, 1.0)
+    assert small["batch_size"] < large["batch_size"]
+    assert small_steps < large_steps  # more data: the noise allows more steps
+    assert plan(300, math.inf)[1] > small_steps
+    assert plan(300, 4.0)[1] > small_steps
+    gd = LogisticRegression(solver="dp-gd", classes=[0, 1], random_state=0)
+    X, y = _data(5, n=3000)
+    T1 = gd.set_params(epsilon=1.0).fit(X, y).max_iter_
+    T2 = gd.set_params(epsilon=2.0).fit(X, y).max_iter_
+    assert T2 > T1  # the noise of a full-batch step allows more steps
+
+
+def test_utility_warning_names_the_parameter():
+    X, y = _data(6, n=200)
+    est = LogisticRegression(epsilon=0.05, batch_size=4, classes=[0, 1], random_state=0)
+    with pytest.warns(UtilityWarning, match="batch_size"):
+        est.fit(X, y)
+    assert any("UtilityWarning" in w for w in est.privacy_report().warnings)
+
+
+def test_max_iter_far_from_the_policy_warns():
+    X, y = _data(7, n=400)
+    with pytest.warns(UtilityWarning, match="max_iter"):
+        LogisticRegression(max_iter=2000, classes=[0, 1], random_state=0).fit(X, y)
+
+
+def test_no_utility_warning_at_defaults_on_a_reasonable_problem():
+    X, y = _data(8, n=3000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UtilityWarning)
+        LogisticRegression(classes=[0, 1], random_state=0).fit(X, y)
+        LogisticRegression(solver="dp-gd", classes=[0, 1], random_state=0).fit(X, y)
+
+
+# -- Ridge's y_bound ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def regression():
+    rng = _rng("y_bound")
+    X = rng.normal(size=(300, 4)) / 2
+    y = 3.0 + X @ np.array([1.0, -0.5, 0.2, 0.0]) + 0.1 * rng.normal(size=300)
+    return X, y
+
+
+def test_y_bound_from_data_warns_and_public_bound_does_not(regression):
+    X, y = regression
+    with pytest.warns(PrivacyLeakWarning, match="y_bound"):
+        est = Ridge(random_state=0).fit(X, y)
+    np.testing.assert_allclose(est.y_bound_, ([y.min()], [y.max()]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        est = Ridge(y_bound=(2.0, 4.0), random_state=0).fit(X, y)
+    far = np.vstack([X, 100 * np.ones((1, 4)), -100 * np.ones((1, 4))])
+    pred = est.predict(far)
+    assert pred.min() >= 2.0 and pred.max() <= 4.0
+    assert pred[-2] == 4.0 and pred[-1] == 2.0
+
+
+def test_y_bound_centres_on_the_midpoint_without_changing_the_optimum(regression):
+    """Non-private, no clipping: centring by a public constant is absorbed by
+    the (unpenalised) intercept, so the optimum is scikit-learn's."""
+    X, y = regression
+    n = X.shape[0]
+    kw = dict(
+        epsilon=np.inf, clip_norm=np.inf, alpha=0.01, batch_size=n, max_iter=3000,
+        learning_rate=1.0, random_state=0,
+    )  # fmt: skip
+    ours = Ridge(y_bound=(0.0, 10.0), **kw).fit(X, y)
+    ref = skl.Ridge(alpha=0.01 * n).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-6)
+    assert ours.intercept_ == pytest.approx(ref.intercept_, abs=1e-6)
+    no_bound = Ridge(y_bound=None, **kw).fit(X, y)
+    assert no_bound.y_bound_ is None
+    np.testing.assert_allclose(no_bound.coef_, ref.coef_, atol=1e-6)
+
+
+def test_y_bound_forms_and_errors(regression):
+    X, y = regression
+    est = Ridge(y_bound=5.0, random_state=0).fit(X, y)
+    np.testing.assert_allclose(est.y_bound_, ([-5.0], [5.0]))
+    Y = np.column_stack([y, -y])
+    est = Ridge(y_bound=([0, -6], [6, 0]), random_state=0).fit(X, Y)
+    assert est.predict(X).shape == (300, 2)
+    assert (est.predict(X)[:, 1] <= 0).all()
+    for bad in ((1.0, 1.0), (0.0, np.inf), -1.0, ("a", "b")):
+        with pytest.raises(ValueError, match="y_bound"):
+            Ridge(y_bound=bad).fit(X, y)
+
+
+# -- the non-private limit at the defaults ---------------------------------------
+
+#: (estimator, solver, dataset) cells that miss the 1-point band at
+#: epsilon=inf with the defaults, with the reason (measured; BENCHMARKS.md,
+#: "Defaults"). The defaults keep clip_norm=1, so the non-private limit is
+#: the optimum of the clipped problem, which differs from scikit-learn's.
+_SMD = (
+    "vertex-sampling mirror descent on the l1-ball of radius 5 (its own "
+    "default) averages 1024 vertices: a coarse model even without privacy"
+)
+NONPRIVATE_MISSES = {
+    **{
+        (est, "dp-smd-sco", ds): _SMD
+        for est in ("LogisticRegression", "LinearSVC")
+        for ds in ("breast_cancer", "digits")
+    },
+    **{
+        ("LogisticRegression", solver, "breast_cancer"): (
+            "0.958 against 0.972 (median of 3 seeds): two of the 143 test records; "
+            "with clip_norm=1 the limit is the clipped problem's optimum "
+            "(dp-sgd with the same plan: 0.965)"
+        )
+        for solver in ("dp-lssgd", "adp-sgd", "adp-adagrad")
+    },
+    ("LogisticRegression", "adp-sgd", "digits"): (
+        "0.947 against 0.958 (median of 3 seeds; 1.1 points): decaying steps "
+        "on L2-clipped multinomial gradients"
+    ),
+    ("LinearSVC", "adp-adagrad", "digits"): (
+        "0.938 against 0.949 (median of 3 seeds; 1.1 points): AdaGrad-norm steps "
+        "on clipped squared-hinge gradients"
+    ),
+    ("LogisticRegression", "adp-adagrad", "digits"): (
+        "AdaGrad-norm steps on L2-clipped multinomial gradients: 0.936 against "
+        "0.958 after the default 2,000 steps"
+    ),
+    ("LogisticRegression", "dp-gd", "digits"): (
+        "L1-clipped full-batch gradient descent, step 3: 1,000 iterations reach "
+        "0.924 against 0.958"
+    ),
+    ("LinearSVC", "dp-gd", "digits"): (
+        "L1-clipped full-batch gradient descent, step 1.5 / 2 (squared hinge): "
+        "1,000 iterations reach 0.91 against 0.95"
+    ),
+}
+
+
+def _bundled(name):
+    if name == "breast_cancer":
+        X, y = load_breast_cancer(return_X_y=True)
+        X, Xt, y, yt = train_test_split(X, y, test_size=0.25, random_state=0)
+        sc = StandardScaler().fit(X)
+        d = X.shape[1]
+        return sc.transform(X) / np.sqrt(d), y, sc.transform(Xt) / np.sqrt(d), yt
+    X, y = load_digits(return_X_y=True)
+    X, Xt, y, yt = train_test_split(X / 16.0, y, test_size=0.25, random_state=0)
+    return X, y, Xt, yt
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    return {name: _bundled(name) for name in ("breast_cancer", "digits")}
+
+
+def _cells():
+    for dataset in ("breast_cancer", "digits"):
+        for solver in sorted(SOLVERS):
+            for est in ("LogisticRegression", "LinearSVC"):
+                loss = "logistic" if est == "LogisticRegression" else "squared_hinge"
+                if loss not in SOLVERS[solver].supported_losses:
+                    continue
+                marks = [pytest.mark.slow] if dataset == "digits" else []
+                reason = NONPRIVATE_MISSES.get((est, solver, dataset))
+                if reason is not None:
+                    marks.append(pytest.mark.xfail(reason=reason, strict=True))
+                yield pytest.param(
+                    dataset, est, solver, marks=marks, id=f"{dataset}-{est}-{solver}"
+                )
+
+
+@pytest.mark.parametrize("dataset,est_name,solver", list(_cells()))
+def test_nonprivate_limit_at_defaults(bundled, dataset, est_name, solver):
+    """Within 1 accuracy point of scikit-learn (digits: slow-marked)."""
+    X, y, Xt, yt = bundled[dataset]
+    alpha, n = 1e-4, X.shape[0]
+    if est_name == "LogisticRegression":
+        ours = LogisticRegression(solver=solver, epsilon=np.inf, classes=np.unique(y))
+        ref = skl.LogisticRegression(C=1 / (alpha * n), max_iter=5000)
+    else:
+        ours = LinearSVC(solver=solver, epsilon=np.inf, classes=np.unique(y))
+        ref = sks.LinearSVC(C=1 / (alpha * n), max_iter=20000)
+    # median over three seeds: one of the 143 breast-cancer test records is
+    # 0.7 point, and the Poisson solvers' result depends on the sample drawn
+    scores = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref.fit(X, y)
+        for seed in range(3):
+            scores.append(ours.set_params(random_state=seed).fit(X, y).score(Xt, yt))
+    assert np.median(scores) >= ref.score(Xt, yt) - 0.01
