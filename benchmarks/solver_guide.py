@@ -270,8 +270,18 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default="benchmarks/results/defaults.json")
     parser.add_argument("--out", default="doc/solver_guide")
+    parser.add_argument(
+        "--datasets",
+        nargs="+",
+        default=list(_DATASET_ORDER),
+        help="dataset name prefixes to keep (default: the guide's one screen: "
+        "%(default)s); 'all' keeps every dataset of the results file",
+    )
     args = parser.parse_args(argv)
     meta, records = load(args.results)
+    if "all" not in args.datasets:
+        keep = tuple(name.lower() for name in args.datasets)
+        records = [r for r in records if r["dataset"].lower().startswith(keep)]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "table.rst").write_text(decision_table(meta, records))
