@@ -1,6 +1,6 @@
 """Warnings and errors raised by dpestim."""
 
-__all__ = ["PrivacyBudgetWarning", "PrivacyLeakWarning"]
+__all__ = ["BudgetExceededError", "PrivacyBudgetWarning", "PrivacyLeakWarning"]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -17,4 +17,12 @@ class PrivacyBudgetWarning(UserWarning):
 
     For example ``delta >= 1 / n_samples``, which permits releasing a whole
     record with probability ``delta``.
+    """
+
+
+class BudgetExceededError(RuntimeError):
+    """A fit would exceed the privacy budget it is charged to.
+
+    Raised *before* the mechanism runs: the refused fit spends nothing and is
+    not recorded.
     """

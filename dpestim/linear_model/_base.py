@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyBudgetWarning
 from ..privacy import ACCOUNTANTS, PrivacyReport
+from ..privacy.charging import FitCharge, charge_fit
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, resolve_solver
 from ..utils import check_generator
 
@@ -203,6 +204,17 @@ class BaseDPLinearModel(BaseEstimator):
             learning_rate=float(self.learning_rate),
         )
         nm, epsilon, event = self._resolve_noise(solver, plan)
+        # Budgets / model selection see the mechanism before it runs (and may refuse).
+        charge_fit(
+            FitCharge(
+                event,
+                solver.neighbouring,
+                f"{type(self).__name__}(solver={solver.name!r}, n={n})",
+                self,
+                lambda noise: solver.make_event(noise, plan),
+                plan,
+            )
+        )
         if self.verbose:
             print(
                 f"[{type(self).__name__}] solver={solver.name} n={n} d={d} "

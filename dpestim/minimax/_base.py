@@ -12,6 +12,7 @@ import math
 import warnings
 from numbers import Real
 
+import dp_accounting
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
@@ -19,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
 from ..privacy import PrivacyReport
+from ..privacy.charging import FitCharge, charge_fit
 from ..solvers.saddle import (
     BaseSaddleSolver,
     SaddlePlan,
@@ -225,6 +227,15 @@ default=None
             lipschitz=float(L0),
             smoothness=float(L1),
             second_order=float(L2),
+        )
+        # Budgets see the mechanism before the saddle solver runs (and may
+        # refuse; the noisy proportions are then dropped unreleased).
+        events = [solver.make_event(solver.resolve(eps_saddle, delta, plan))]
+        if estimate and private:
+            events.append(dp_accounting.LaplaceDpEvent(1.0 / eps_prop))
+        label = f"{type(self).__name__}(solver={solver.name!r}, n={n})"
+        charge_fit(
+            FitCharge(dp_accounting.ComposedDpEvent(events), solver.neighbouring, label)
         )
         result = run_saddle(solver, problem, plan, eps_saddle, delta, rng)
         self.groups_ = groups
