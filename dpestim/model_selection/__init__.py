@@ -10,5 +10,15 @@
 """
 
 from ._budget import PrivacyBudget
+from ._search import PrivateSearchCV
+from ._space import default_space
+from ._workflow import WorkflowGuarantee, check_private_steps, workflow_guarantee
 
-__all__ = ["PrivacyBudget"]
+__all__ = [
+    "PrivacyBudget",
+    "PrivateSearchCV",
+    "WorkflowGuarantee",
+    "check_private_steps",
+    "default_space",
+    "workflow_guarantee",
+]

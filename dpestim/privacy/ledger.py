@@ -136,9 +136,7 @@ class FileLedger:
     @staticmethod
     def composed_event(records):
         """The ``ComposedDpEvent`` of the records' (accountable) events."""
-        return dp_accounting.ComposedDpEvent(
-            [accountable_event(r[0]) for r in records]
-        )
+        return dp_accounting.ComposedDpEvent([accountable_event(r[0]) for r in records])
 
     def epsilon_of(self, records, header=None):
         """dp-accounting's epsilon of ``records`` composed, at the ledger's delta."""
