@@ -6,8 +6,7 @@ from dataclasses import dataclass
 import dp_accounting
 
 from ..exceptions import PrivacyLeakWarning
-from ..privacy import compute_epsilon
-from ..privacy.ledger import accountable_event
+from ..privacy.ledger import composed_epsilon
 
 __all__ = ["WorkflowGuarantee", "check_private_steps", "workflow_guarantee"]
 
@@ -134,8 +133,9 @@ def workflow_guarantee(estimator, delta=None, *, accountant="rdp"):
     :mod:`dpestim.preprocessing` transformers, :class:`PrivateSearchCV`) of a
     Pipeline / ColumnTransformer / FeatureUnion (or of a single estimator),
     composes them with ``dp_accounting.ComposedDpEvent`` and asks the
-    accountant. Steps fitted without privacy raise a
-    :class:`~dpestim.PrivacyLeakWarning` and are listed as not covered.
+    accountant (:func:`dpestim.privacy.ledger.composed_epsilon`). Steps
+    fitted without privacy raise a :class:`~dpestim.PrivacyLeakWarning` and
+    are listed as not covered.
 
     Parameters
     ----------
@@ -170,8 +170,8 @@ def workflow_guarantee(estimator, delta=None, *, accountant="rdp"):
     relation = relations.pop() if relations else "add_or_remove_one"
     if delta is None:
         delta = max(deltas, default=0.0)
-    event = dp_accounting.ComposedDpEvent([accountable_event(e) for _, e in steps])
-    eps = compute_epsilon(event, delta, accountant, relation) if steps else 0.0
+    event = dp_accounting.ComposedDpEvent([e for _, e in steps])
+    eps = composed_epsilon([e for _, e in steps], delta, accountant, relation)
     return WorkflowGuarantee(
         float(eps), float(delta), event, tuple(steps), non_private, accountant
     )
