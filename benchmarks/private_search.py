@@ -50,7 +50,8 @@ def load(name):
         return b.data, b.target, b.data_test, b.target_test
     b = load_phishing()
     # phishing has no test file: a fixed public split
-    return train_test_split(b.data, b.target, test_size=0.3, random_state=0)
+    X, Xt, y, yt = train_test_split(b.data, b.target, test_size=0.3, random_state=0)
+    return X, y, Xt, yt
 
 
 def clocks():
