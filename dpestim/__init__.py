@@ -6,7 +6,7 @@
 
 __version__ = "0.1.0"
 
-from .exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
+from .exceptions import BudgetExceededError, PrivacyBudgetWarning, PrivacyLeakWarning
 from .linear_model import LinearSVC, LogisticRegression, Ridge
 from .minimax import (
     FairLogisticRegression,
@@ -15,6 +15,7 @@ from .minimax import (
 )
 
 __all__ = [
+    "BudgetExceededError",
     "FairLogisticRegression",
     "LinearSVC",
     "LogisticRegression",
