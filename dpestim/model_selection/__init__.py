@@ -11,12 +11,13 @@
 
 from ._budget import PrivacyBudget
 from ._search import PrivateSearchCV
-from ._space import default_space
+from ._space import Relative, default_space
 from ._workflow import WorkflowGuarantee, check_private_steps, workflow_guarantee
 
 __all__ = [
     "PrivacyBudget",
     "PrivateSearchCV",
+    "Relative",
     "WorkflowGuarantee",
     "check_private_steps",
     "default_space",

@@ -26,7 +26,7 @@ from ..privacy import calibrate_noise, compute_epsilon
 from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
 from ..privacy.ledger import accountable_event
 from ..utils import check_generator
-from ._space import default_space, sample_candidate
+from ._space import Factor, default_space, resolve_relative, sample_candidate
 from ._workflow import check_private_steps
 
 __all__ = ["PrivateSearchCV"]
@@ -120,11 +120,13 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         the search sets the noise.
     param_distributions : dict or None, default=None
         Parameter name -> list (uniform choice) or scipy distribution (with
-        ``rvs``). Parameters that change the mechanism's ``DpEvent``
+        ``rvs``), or :class:`Relative` (factors of the value the estimator
+        resolves). Parameters that change the mechanism's ``DpEvent``
         (``max_iter``, ``batch_size``, ``solver``) must not vary: the search
         checks every candidate's event and refuses otherwise. ``None`` uses
         :func:`default_space`: learning rate and clip norm by multiplicative
-        factors around the estimator's values, and ``alpha``.
+        factors around the estimator's values (its ``"auto"`` learning rate
+        included), and ``alpha``.
     epsilon : float or None, default=1.0
         Total epsilon of the search, selection included. ``None`` spends
         exactly what remains of ``budget`` (at the budget's delta): the noise
@@ -392,11 +394,14 @@ default="geometric"
         X_tr, X_val = _safe_indexing(X, train), _safe_indexing(X, val)
         y_tr, y_val = y[train], y[val]
 
-        # The mechanism of one candidate (probed, nothing runs) and its noise.
-        charges = [self._probe(p, X_tr, y_tr, 1.0) for p in candidates[:1]]
-        fixed = [c.dp_event for c in charges[0][:-1]]
-        make_fit = charges[0][-1].make_event
-        relations = {c.neighbouring for c in charges[0]}
+        # The mechanism of one candidate (probed, nothing runs) and its noise;
+        # relative values are resolved against the estimator's own plan.
+        own = {n: v for n, v in candidates[0].items() if not isinstance(v, Factor)}
+        charges = self._probe(own, X_tr, y_tr, 1.0)
+        candidates = [resolve_relative(c, charges[-1].plan) for c in candidates]
+        fixed = [c.dp_event for c in charges[:-1]]
+        make_fit = charges[-1].make_event
+        relations = {c.neighbouring for c in charges}
         if len(relations) != 1:
             raise ValueError("PrivateSearchCV: steps under different relations.")
         relation = relations.pop()
@@ -412,12 +417,12 @@ default="geometric"
         nm = self._calibrate(make_event, relation)
         event = make_event(nm)
         expected = fixed + [make_fit(nm)]
-        for params in candidates[1:]:
+        for params in candidates:
             other = self._probe(params, X_tr, y_tr, nm)
             if [c.dp_event for c in other] != expected:
                 raise ValueError(
                     "PrivateSearchCV: a candidate's mechanism differs from the "
-                    f"first one's (parameters {params}); parameters that change "
+                    f"estimator's (parameters {params}); parameters that change "
                     "the DpEvent (max_iter, batch_size, solver, ...) must be fixed "
                     "on the estimator."
                 )
