@@ -46,12 +46,13 @@ DELTA = 1e-5
 
 def diffprivlib_accountant():
     """``diffprivlib.accountant.BudgetAccountant`` without the package's models."""
-    spec = importlib.util.find_spec("diffprivlib")
-    if spec is None:
-        sys.exit("diffprivlib is not installed: pip install diffprivlib")
-    pkg = types.ModuleType("diffprivlib")
-    pkg.__path__ = list(spec.submodule_search_locations)
-    sys.modules.setdefault("diffprivlib", pkg)
+    if "diffprivlib" not in sys.modules:
+        spec = importlib.util.find_spec("diffprivlib")
+        if spec is None:
+            sys.exit("diffprivlib is not installed: pip install diffprivlib")
+        pkg = types.ModuleType("diffprivlib")
+        pkg.__path__ = list(spec.submodule_search_locations)
+        sys.modules["diffprivlib"] = pkg
     from diffprivlib.accountant import BudgetAccountant
 
     version = "unknown"
