@@ -56,6 +56,37 @@ def np_poisson_sample(rng, n, q):
         out.append(i)
 
 
+def np_sampling_key(rng):
+    """NumPy twin of ``sampling_key``: two uint64 words from ``rng``."""
+    return rng.integers(0, 2**64 - 1, size=2, dtype=np.uint64, endpoint=True)
+
+
+def np_poisson_sample_range(key, step, q, start, stop, block=4096):
+    """NumPy twin of the counter-based sampler on rows ``[start, stop)``.
+
+    The uniforms of sampling block ``j`` at ``step`` are taken from
+    ``numpy.random.Philox(key=key, counter=[0, j, step, 0])`` itself, the
+    reference implementation of the counter-based generator.
+    """
+    if q >= 1:
+        return np.arange(start, stop)
+    out = []
+    for j in range(start // block, -(-stop // block)):
+        raw = np.random.Philox(key=key, counter=[0, j, step, 0])
+        hi = min((j + 1) * block, stop)
+        i = j * block - 1
+        while True:
+            w = int(raw.random_raw())
+            u = ((w >> 11) + 1) * 2.0**-53
+            gap = np.floor(np.log(u) / np.log1p(-q))
+            if gap >= hi - i - 1:
+                break
+            i += 1 + int(gap)
+            if i >= start:
+                out.append(i)
+    return np.array(out, dtype=np.int64)
+
+
 def np_noisy_sgd(
     X,
     Y,
@@ -78,8 +109,9 @@ def np_noisy_sgd(
     n, d = X.shape
     K = Y.shape[1]
     W, b = np.zeros((K, d)), np.zeros(K)
-    for _ in range(n_steps):
-        rows = np_poisson_sample(rng, n, q)
+    key = np_sampling_key(rng) if q < 1 else None
+    for t in range(n_steps):
+        rows = np_poisson_sample_range(key, t, q, 0, n)
         G, g0 = np_clipped_grad_sum(X, Y, rows, W, b, loss, clip_norm, fit_intercept)
         if noise_std > 0:
             G = G + noise_std * rng.standard_normal((K, d))

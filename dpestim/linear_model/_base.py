@@ -5,7 +5,6 @@ Estimators validate input, resolve the solver, calibrate noise, call
 """
 
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -14,11 +13,17 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._distributed import as_blocked, prepare_blocked
 from ..exceptions import PrivacyBudgetWarning
-from ..privacy import ACCOUNTANTS, PrivacyReport
+from ..privacy import ACCOUNTANTS, PrivacyReport, check_guarantee
 from ..privacy.charging import FitCharge, charge_fit
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, resolve_solver
 from ..utils import check_generator
+from ..utils.fit_warnings import collect_fit_warnings, warn_in_fit
+
+#: Largest noise multiplier (and clip norm): beyond it the noise, or the
+#: accountant's ``alpha / (2 s^2)``, leaves the range of float64 arithmetic.
+MAX_NOISE_MULTIPLIER = 1e100
 
 __all__ = ["BaseDPLinearModel"]
 
@@ -38,9 +43,12 @@ class BaseDPLinearModel(BaseEstimator):
         ],
         "delta": [Interval(Real, 0, 1, closed="left")],
         # The upper limit keeps dp_accounting's alpha / (2 s^2) from overflowing.
-        "noise_multiplier": [Interval(Real, 0, 1e100, closed="both"), None],
+        "noise_multiplier": [
+            Interval(Real, 0, MAX_NOISE_MULTIPLIER, closed="both"),
+            None,
+        ],
         "clip_norm": [
-            Interval(Real, 0, None, closed="neither"),
+            Interval(Real, 0, MAX_NOISE_MULTIPLIER, closed="right"),
             Options(Real, {math.inf}),
         ],
         "alpha": [Interval(Real, 0, None, closed="left")],
@@ -89,13 +97,19 @@ class BaseDPLinearModel(BaseEstimator):
 
     def _warn(self, message, category):
         """Emit a warning and remember it for :meth:`privacy_report`."""
-        self._fit_warnings.append(f"{category.__name__}: {message}")
-        warnings.warn(message, category, stacklevel=4)
+        warn_in_fit(message, category, stacklevel=3)
 
     def _validate_X_y(self, X, y, **kwargs):
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=np.float64, order="C", **kwargs
         )
+        # Kernels always get writeable arrays: a read-only one (memmap, pandas
+        # copy-on-write) would make numba compile a second set of kernels.
+        if sp.issparse(X):
+            if not (X.data.flags.writeable and X.indices.flags.writeable):
+                X = X.copy()
+        elif not X.flags.writeable:
+            X = X.copy()
         if sp.issparse(X) and not X.has_canonical_format:
             # Duplicate entries would make the per-row norms used for clipping
             # disagree with the gradients actually summed.
@@ -146,12 +160,20 @@ class BaseDPLinearModel(BaseEstimator):
             nm = 0.0
         elif nm is None:
             nm = solver.calibrate(eps, delta, plan, accountant=self.accountant)
+        if not nm <= MAX_NOISE_MULTIPLIER:
+            raise ValueError(
+                f"epsilon={eps!r} is too small for this run: it needs noise_multiplier="
+                f"{nm:.3g} > {MAX_NOISE_MULTIPLIER:g}, and the model would be noise "
+                "only. Raise epsilon."
+            )
         event = solver.make_event(nm, plan)
         epsilon = (
             solver.spent_epsilon(event, delta, accountant=self.accountant)
             if private
             else math.inf
         )
+        # The invariant: never run a mechanism accounted above the request.
+        check_guarantee(epsilon, eps, what=f"solver={solver.name!r}")
         return float(nm), epsilon, event
 
     # -- fitting ---------------------------------------------------------------
@@ -177,12 +199,23 @@ class BaseDPLinearModel(BaseEstimator):
         return self._fit(X, y)
 
     def _fit(self, X, y):
-        self._fit_warnings = []
+        # Always, even under sklearn's skip_parameter_validation (nested
+        # estimators): an unchecked epsilon or clip_norm would break privacy.
+        self._validate_params()
+        with collect_fit_warnings() as fit_warnings:
+            return self._fit_logged(X, y, fit_warnings)
+
+    def _fit_logged(self, X, y, fit_warnings):
         solver = resolve_solver(self.solver)
         solver.check_loss(self._loss_name)
-        if sp.issparse(X) and not solver.accepts_sparse:
-            raise TypeError(f"solver={solver.name!r} does not support sparse input X.")
-        X, y = self._validate_X_y(X, y, **self._validate_kwargs)
+        if (blocked := as_blocked(X)) is not None:  # Dask, memmap, zarr
+            X, y = prepare_blocked(self, blocked, y, solver)
+        else:
+            if sp.issparse(X) and not solver.accepts_sparse:
+                raise TypeError(
+                    f"solver={solver.name!r} does not support sparse input X."
+                )
+            X, y = self._validate_X_y(X, y, **self._validate_kwargs)
         loss, Y = self._encode_targets(y)
         if not np.isfinite(np.einsum("ij,ij->i", Y, Y)).all():
             raise ValueError(
@@ -203,6 +236,7 @@ class BaseDPLinearModel(BaseEstimator):
             batch_size=int(self.batch_size),
             learning_rate=float(self.learning_rate),
         )
+        solver.check_plan(plan)
         nm, epsilon, event = self._resolve_noise(solver, plan)
         # Budgets / model selection see the mechanism before it runs (and may refuse).
         charge_fit(
@@ -223,7 +257,7 @@ class BaseDPLinearModel(BaseEstimator):
             )
         result = solver.solve(
             X,
-            np.ascontiguousarray(Y, dtype=np.float64),
+            np.require(Y, np.float64, ["C", "W"]),
             plan,
             nm,
             check_generator(self.random_state),
@@ -262,9 +296,8 @@ class BaseDPLinearModel(BaseEstimator):
             epsilon=epsilon,
             delta=self.delta_,
             dp_event=result.dp_event,
-            warnings=tuple(self._fit_warnings),
+            warnings=tuple(fit_warnings),
         )
-        del self._fit_warnings
         return self
 
     def _set_coef(self, coef, intercept):

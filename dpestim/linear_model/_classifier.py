@@ -5,6 +5,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 
 from ..exceptions import PrivacyLeakWarning
+from ..utils import check_label_values
 from ._base import BaseDPLinearModel
 
 __all__ = ["BaseDPLinearClassifier"]
@@ -56,6 +57,7 @@ class BaseDPLinearClassifier(ClassifierMixin, BaseDPLinearModel):
 
     def _resolve_classes(self, y):
         """Set ``classes_`` from ``classes=`` (public) or, with a warning, ``y``."""
+        check_label_values(y, "y")
         check_classification_targets(y)
         if self.classes is None:
             classes = np.unique(y)
@@ -66,6 +68,7 @@ class BaseDPLinearClassifier(ClassifierMixin, BaseDPLinearModel):
                 PrivacyLeakWarning,
             )
         else:
+            check_label_values(self.classes, "classes")
             given = np.asarray(self.classes)
             if given.ndim != 1:
                 raise ValueError("classes must be a 1-d array-like of labels.")

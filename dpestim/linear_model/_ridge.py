@@ -1,5 +1,6 @@
 """Differentially private ridge regression."""
 
+import numpy as np
 from sklearn.base import RegressorMixin
 
 from ..losses import SQUARED
@@ -12,6 +13,21 @@ __all__ = ["Ridge"]
 class Ridge(RegressorMixin, BaseDPLinearModel):
     _loss_name = "squared"
     _validate_kwargs = {"multi_output": True, "y_numeric": True}
+
+    def _validate_X_y(self, X, y, **kwargs):
+        dtype = np.asarray(y).dtype
+        bad = dtype.kind in "US"
+        if dtype.kind == "O":
+            try:
+                np.asarray(y, dtype=np.float64)
+            except (TypeError, ValueError):
+                bad = True
+        if bad:
+            raise ValueError(
+                f"Ridge needs numeric targets y, got non-numeric values (dtype "
+                f"{dtype}); convert them to numbers, or use a classifier for labels."
+            )
+        return super()._validate_X_y(X, y, **kwargs)
 
     def _encode_targets(self, y):
         self._single_target = y.ndim == 1

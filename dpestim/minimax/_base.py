@@ -9,7 +9,6 @@ public: ``l1_radius``, ``feature_bound`` (features are clipped to it),
 """
 
 import math
-import warnings
 from numbers import Real
 
 import dp_accounting
@@ -19,15 +18,30 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
-from ..privacy import PrivacyReport
+from ..privacy import PrivacyReport, check_guarantee
 from ..privacy.charging import FitCharge, charge_fit
 from ..solvers.saddle import (
+    MAX_SCORE_BOUND,
     BaseSaddleSolver,
     SaddlePlan,
+    plan_saddle,
     resolve_saddle_solver,
-    run_saddle,
 )
 from ..utils import check_generator
+from ..utils.fit_warnings import collect_fit_warnings, warn_in_fit
+
+#: Largest public Lipschitz constant: the step sizes scale with its inverse.
+_MAX_LIPSCHITZ = 1e200
+#: Parameters the Lipschitz constants depend on (named in errors).
+_BOUND_PARAMS = (
+    "l1_radius",
+    "feature_bound",
+    "target_bound",
+    "multiplier_bound",
+    "difference_bound",
+    "min_group_proportion",
+    "group_proportions",
+)
 
 __all__ = ["BaseMinimaxModel"]
 
@@ -63,8 +77,8 @@ class BaseMinimaxModel(BaseEstimator):
             Options(Real, {math.inf}),
         ],
         "delta": [Interval(Real, 0, 1, closed="neither")],
-        "l1_radius": [Interval(Real, 0, None, closed="neither")],
-        "feature_bound": [Interval(Real, 0, None, closed="neither")],
+        "l1_radius": [Interval(Real, 0, MAX_SCORE_BOUND, closed="right")],
+        "feature_bound": [Interval(Real, 0, MAX_SCORE_BOUND, closed="right")],
         "fit_intercept": ["boolean"],
         "groups": ["array-like", None],
         "group_proportions": [StrOptions({"uniform", "private"}), "array-like"],
@@ -104,8 +118,30 @@ class BaseMinimaxModel(BaseEstimator):
     # -- helpers ----------------------------------------------------------------
 
     def _warn(self, message, category):
-        self._fit_warnings.append(f"{category.__name__}: {message}")
-        warnings.warn(message, category, stacklevel=4)
+        warn_in_fit(message, category, stacklevel=3)
+
+    def _score_bound(self):
+        """Public bound on the scores ``|theta . x|`` (and residuals)."""
+        return float(self.l1_radius) * float(self.feature_bound)
+
+    def _check_public_params(self):
+        """Checks of the public parameters that need more than their own
+        constraint; before any data is read."""
+        if self.groups is not None and len(np.atleast_1d(self.groups)) == 0:
+            raise ValueError("groups must list at least one group, got [].")
+        gp = self.group_proportions
+        if not isinstance(gp, str):
+            self._proportion_array(gp)
+        bound = self._score_bound()
+        if not bound <= MAX_SCORE_BOUND:
+            names = "l1_radius * feature_bound" + (
+                " + target_bound" if hasattr(self, "target_bound") else ""
+            )
+            raise ValueError(
+                f"{names} = {bound:.4g} must be <= {MAX_SCORE_BOUND:g}: it bounds the "
+                "scores, and the Lipschitz constants grow with its cube. Lower "
+                "l1_radius or feature_bound."
+            )
 
     def _resolve_groups(self, a):
         if self.groups is None:
@@ -146,13 +182,25 @@ class BaseMinimaxModel(BaseEstimator):
             )
             pi = np.clip(counts / cells.shape[0], floor, 1.0)
             return pi, floor
-        pi = np.asarray(gp, dtype=float).ravel()
-        if pi.shape[0] != n_cells or not np.all(pi > 0):
-            raise ValueError(
-                f"group_proportions must be 'uniform', 'private' or {n_cells} "
-                "positive public proportions (one per cell, see the docstring)."
-            )
+        pi = self._proportion_array(gp, n_cells)
         return pi, float(pi.min())
+
+    @staticmethod
+    def _proportion_array(gp, n_cells=None):
+        try:
+            pi = np.asarray(gp, dtype=float).ravel()
+        except (TypeError, ValueError):
+            pi = np.zeros(0)
+        ok = pi.shape[0] > 0 and np.all((pi > 0) & (pi <= 1))
+        if not ok or (n_cells is not None and pi.shape[0] != n_cells):
+            count = (
+                "one per cell" if n_cells is None else f"{n_cells} values, one per cell"
+            )
+            raise ValueError(
+                "group_proportions must be 'uniform', 'private' or public "
+                f"proportions in (0, 1] ({count}, see the docstring); got {gp!r}."
+            )
+        return pi
 
     def _clip_X(self, X):
         b = float(self.feature_bound)
@@ -184,8 +232,15 @@ default=None
         -------
         self : object
         """
-        self._fit_warnings = []
+        # Always, even under sklearn's skip_parameter_validation (nested
+        # estimators): an unchecked epsilon or bound would break privacy.
+        self._validate_params()
+        with collect_fit_warnings() as fit_warnings:
+            return self._fit_logged(X, y, sensitive_features, fit_warnings)
+
+    def _fit_logged(self, X, y, sensitive_features, fit_warnings):
         solver = resolve_saddle_solver(self.solver, allowed=_LINEAR_SOLVERS)
+        self._check_public_params()
         X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=False)
         n = X.shape[0]
         a = (
@@ -219,6 +274,15 @@ default=None
         pi, pi_min = self._proportions(cells, n_cells, eps_prop, rng)
         Xc = self._clip_X(X)
         problem, L0, L1, L2 = self._problem(Xc, target, cells, pi, pi_min)
+        if not all(0 < v <= _MAX_LIPSCHITZ for v in (L0, L1)) or not (
+            0 <= L2 <= _MAX_LIPSCHITZ
+        ):
+            names = [p for p in _BOUND_PARAMS if p in self.get_params()]
+            raise ValueError(
+                f"The public Lipschitz constants ({L0:.3g}, {L1:.3g}, {L2:.3g}), set "
+                f"by {', '.join(names)} (the smallest group proportion), exceed "
+                f"{_MAX_LIPSCHITZ:g}; raise min_group_proportion or lower the bounds."
+            )
         dx, dy = problem.dims
         plan = SaddlePlan(
             n_samples=n,
@@ -228,21 +292,25 @@ default=None
             smoothness=float(L1),
             second_order=float(L2),
         )
+        params, event, eps_run = plan_saddle(solver, plan, eps_saddle, delta)
+        spent = eps_run + eps_prop if private else math.inf
+        # The invariant: never run a mechanism accounted above the request.
+        check_guarantee(spent, eps, what=f"solver={solver.name!r}")
         # Budgets see the mechanism before the saddle solver runs (and may
         # refuse; the noisy proportions are then dropped unreleased).
-        events = [solver.make_event(solver.resolve(eps_saddle, delta, plan))]
+        events = [event]
         if estimate and private:
             events.append(dp_accounting.LaplaceDpEvent(1.0 / eps_prop))
         label = f"{type(self).__name__}(solver={solver.name!r}, n={n})"
         charge_fit(
             FitCharge(dp_accounting.ComposedDpEvent(events), solver.neighbouring, label)
         )
-        result = run_saddle(solver, problem, plan, eps_saddle, delta, rng)
+        result = solver.solve(problem, plan, params, rng)
         self.groups_ = groups
         self.group_proportions_ = pi
         self.solver_ = solver
         self.n_iter_ = result.n_iter
-        self.epsilon_ = result.epsilon + eps_prop if private else math.inf
+        self.epsilon_ = spent
         self.delta_ = delta
         self.dp_event_ = result.dp_event
         self.dp_params_ = dict(result.params, lipschitz=float(L0))
@@ -286,9 +354,8 @@ default=None
             epsilon=self.epsilon_,
             delta=delta,
             dp_event=result.dp_event,
-            warnings=tuple(self._fit_warnings),
+            warnings=tuple(fit_warnings),
         )
-        del self._fit_warnings
         return self
 
     def privacy_report(self):
@@ -323,7 +390,10 @@ _DOC_COMMON = """epsilon : float, default=1.0
     l1_radius : float, default=4.0
         ``R``: the coefficients (and the intercept, see ``fit_intercept``)
         are constrained to ``||theta||_1 <= R``. Public; enters the privacy
-        calibration.
+        calibration. ``R X_inf`` (plus ``target_bound`` for least squares)
+        bounds the scores and must be at most ``1e50``; the Lipschitz
+        constants it sets (divided by the smallest group proportion) must
+        stay below ``1e200``.
     feature_bound : float, default=1.0
         ``X_inf``: features are clipped to ``[-X_inf, X_inf]`` in ``fit`` and
         in prediction. Public; enters the privacy calibration.

@@ -8,10 +8,12 @@ from scipy.special import expit
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import PrivacyLeakWarning
 from ..losses import LOGISTIC, SQUARED
-from ..solvers.saddle import LinearSaddleProblem
+from ..solvers.saddle import MAX_SCORE_BOUND, LinearSaddleProblem
+from ..utils import check_label_values
 from ._base import _DOC_ATTRIBUTES, _DOC_COMMON, BaseMinimaxModel
 
 __all__ = ["MinimaxLogisticRegression", "MinimaxRegressor"]
@@ -49,6 +51,7 @@ class BinaryLinearClassifierMixin(ClassifierMixin):
     """Labels, prediction and probabilities of a binary linear classifier."""
 
     def _encode_target(self, y):
+        check_label_values(y, "y")
         check_classification_targets(y)
         if self.classes is None:
             self._warn(
@@ -58,6 +61,7 @@ class BinaryLinearClassifierMixin(ClassifierMixin):
             )
             classes = np.unique(y)
         else:
+            check_label_values(self.classes, "classes")
             classes = np.unique(np.asarray(self.classes))
             if (~np.isin(y, classes)).any():
                 raise ValueError(
@@ -82,6 +86,7 @@ class BinaryLinearClassifierMixin(ClassifierMixin):
         -------
         y_pred : ndarray of shape (n_samples,)
         """
+        check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
     def predict_proba(self, X):
@@ -160,7 +165,7 @@ class MinimaxLogisticRegression(
 class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
     _parameter_constraints = {
         **BaseMinimaxModel._parameter_constraints,
-        "target_bound": [Interval(Real, 0, None, closed="neither")],
+        "target_bound": [Interval(Real, 0, MAX_SCORE_BOUND, closed="right")],
     }
 
     def __init__(
@@ -193,6 +198,9 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
             random_state=random_state,
         )
         self.target_bound = target_bound
+
+    def _score_bound(self):
+        return super()._score_bound() + float(self.target_bound)
 
     def _encode_target(self, y):
         y = np.asarray(y, dtype=np.float64)

@@ -13,6 +13,7 @@ from .accounting import (
     compute_epsilon,
     make_accountant,
 )
+from .guarantee import check_guarantee
 from .mechanisms import gaussian_noise, laplace_noise
 from .report import PrivacyReport
 
@@ -22,6 +23,7 @@ __all__ = [
     "PrivacyLeakWarning",
     "PrivacyReport",
     "calibrate_noise",
+    "check_guarantee",
     "compute_epsilon",
     "gaussian_noise",
     "laplace_noise",

@@ -38,7 +38,8 @@ def resolve_solver(solver):
     """Return a fresh solver instance for a registry name or a solver object.
 
     A solver object is cloned, so that fitting never mutates the parameter the
-    user passed.
+    user passed, and its parameters are validated (``ValueError`` /
+    ``TypeError`` naming the parameter) before any data is read.
     """
     if isinstance(solver, str):
         if solver not in SOLVERS:
@@ -46,9 +47,13 @@ def resolve_solver(solver):
                 f"solver={solver!r} is not a known solver; choose one of "
                 f"{sorted(SOLVERS)} or pass a solver object."
             )
-        return SOLVERS[solver]()
+        solver = SOLVERS[solver]()
+        solver.validate_params()
+        return solver
     if isinstance(solver, BaseSolver):
-        return clone(solver)
+        solver = clone(solver)
+        solver.validate_params()
+        return solver
     raise TypeError(
         "solver must be a registry name (str) or a dpestim solver object, got "
         f"{type(solver).__name__}."

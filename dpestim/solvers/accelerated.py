@@ -38,6 +38,7 @@ accountant chosen on the estimator.
 """
 
 import math
+from numbers import Integral, Real
 
 import dp_accounting
 import numba
@@ -47,18 +48,21 @@ from dp_accounting import (
     ComposedDpEvent,
     GaussianDpEvent,
     LaplaceDpEvent,
+    NoOpDpEvent,
     PoissonSampledDpEvent,
     SampledWithoutReplacementDpEvent,
     SelfComposedDpEvent,
 )
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._kernels import (
     clipped_grad_sum,
     clipped_grad_sum_csr,
     l1_clipped_grad_sum,
     l1_clipped_grad_sum_csr,
-    poisson_sample,
+    poisson_sample_range,
     sample_without_replacement,
+    sampling_key,
 )
 from .base import BaseSolver, SolverResult
 
@@ -76,13 +80,28 @@ __all__ = [
 ]
 
 _FULL, _WOR, _POISSON = 0, 1, 2
+#: Smallest share of the budget (relative to the largest) an "-opt" iteration
+#: may get and still be run.
+_MIN_SHARE = 1e-16
 _EMPTY_F = np.empty(0)
 _EMPTY_I = np.empty(0, dtype=np.int64)
 _EMPTY_X = np.empty((0, 0))
 _EMPTY_P = np.empty((0, 0, 0))
+_EMPTY_K = np.zeros(2, dtype=np.uint64)
 
 
 # -- accounting -------------------------------------------------------------------
+
+
+def _log1p_q_expm1(q, x):
+    """``log(1 + q (e^x - 1))`` for ``0 < q <= 1``, ``x >= 0``, never overflowing.
+
+    For ``x > 1`` it is ``x + log(q + (1 - q) e^-x)``, finite whenever ``x``
+    is (``expm1`` alone overflows past ``x = 709``).
+    """
+    if x > 1.0:
+        return x + math.log(q + (1.0 - q) * math.exp(-x))
+    return math.log1p(q * math.expm1(x))
 
 
 def pure_epsilon(event):
@@ -110,7 +129,7 @@ def pure_epsilon(event):
         q = event.sample_size / event.source_dataset_size
         if q >= 1.0:
             return eps
-        return math.log1p(q * math.expm1(eps)) if math.isfinite(eps) else math.inf
+        return _log1p_q_expm1(q, eps) if math.isfinite(eps) else math.inf
     if isinstance(event, SelfComposedDpEvent):
         return event.count * pure_epsilon(event.event)
     if isinstance(event, ComposedDpEvent):
@@ -126,7 +145,7 @@ def _amplified(nm, n, m):
         return math.inf
     if m >= n:
         return 1.0 / nm
-    return math.log1p((m / n) * math.expm1(1.0 / nm))
+    return _log1p_q_expm1(m / n, 1.0 / nm)
 
 
 def _laplace_multiplier(eps_t, n, m):
@@ -136,8 +155,14 @@ def _laplace_multiplier(eps_t, n, m):
     eq. (12)-(13)); elementwise on arrays, ``inf`` budget gives 0.
     """
     eps_t = np.asarray(eps_t, dtype=np.float64)
-    with np.errstate(over="ignore", divide="ignore"):
-        eps0 = eps_t if m >= n else np.log1p(np.expm1(eps_t) * (n / m))
+    r = n / m
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        if m >= n:
+            eps0 = eps_t
+        else:
+            # eps_t + log(r - (r - 1) e^-eps_t) for large eps_t: no overflow
+            big = eps_t + np.log(r - (r - 1.0) * np.exp(-eps_t))
+            eps0 = np.where(eps_t > 1.0, big, np.log1p(np.expm1(eps_t) * r))
         return np.where(np.isfinite(eps0), 1.0 / eps0, 0.0)
 
 
@@ -216,6 +241,8 @@ def select_n_iter(P, q, stages, initial_error, noise_constant, power):
     """
     base = P + stages * math.log(2.0)
     log_a0 = base - math.log(2.0) + math.log(initial_error)
+    if math.isinf(noise_constant):
+        return 1  # the noise term dominates: it grows with every iteration
     if noise_constant <= 0:
         log_bound = log_a0
     else:
@@ -258,6 +285,7 @@ def _accelerated_loop(
     heavy_ball,
     alpha,
     rng,
+    key,
     path_W,
     path_b,
 ):
@@ -267,7 +295,8 @@ def _accelerated_loop(
     deviation of the noise added to every coordinate of the clipped-gradient
     sum at step ``t`` (zero skips the draw; drawn in C order over ``W`` then
     ``b``). ``sampling``: 0 full batch, 1 exactly ``batch_size`` rows without
-    replacement, 2 Poisson with probability ``batch_size / n``. The sum is
+    replacement, 2 Poisson with probability ``batch_size / n`` from the
+    counter-based sampler under ``key`` (chunking-invariant). The sum is
     divided by ``batch_size`` (the expected size for Poisson). ``path_W`` /
     ``path_b`` receive the iterates when they have ``len(steps)`` rows.
     """
@@ -285,26 +314,14 @@ def _accelerated_loop(
     dz = np.empty(K)
     m_div = float(n) if sampling == 0 else float(batch_size)
     q = batch_size / n
-    store = path_W.shape[0] == steps.shape[0]
     for t in range(steps.shape[0]):
-        if restarts[t]:
-            W_prev[:, :] = W
-            b_prev[:] = b
-        beta = momenta[t]
-        if heavy_ball:
-            PW[:, :] = W
-            pb[:] = b
-        else:
-            for k in range(K):
-                for j in range(d):
-                    PW[k, j] = (1.0 + beta) * W[k, j] - beta * W_prev[k, j]
-                pb[k] = (1.0 + beta) * b[k] - beta * b_prev[k]
+        evaluation_point(t, restarts, momenta, heavy_ball, W, b, W_prev, b_prev, PW, pb)
         if sampling == 0:
             m = sample_without_replacement(rng, n, n, perm, rows)
         elif sampling == 1:
             m = sample_without_replacement(rng, n, batch_size, perm, rows)
         else:
-            m = poisson_sample(rng, n, q, rows)
+            m = poisson_sample_range(key, t, q, 0, n, rows)
         G[:, :] = 0.0
         g0[:] = 0.0
         if l1:
@@ -329,39 +346,82 @@ def _accelerated_loop(
                     X, Y, rows, m, PW, pb, loss, clip_norm, row_norms,
                     fit_intercept, G, g0, z, dz,
                 )  # fmt: skip
-        s = noise_scales[t]
-        if s > 0.0:
-            for k in range(K):
-                for j in range(d):
-                    if laplace:
-                        G[k, j] += rng.laplace(0.0, s)
-                    else:
-                        G[k, j] += s * rng.standard_normal()
-            if fit_intercept:
-                for k in range(K):
-                    if laplace:
-                        g0[k] += rng.laplace(0.0, s)
-                    else:
-                        g0[k] += s * rng.standard_normal()
-        lr = steps[t]
+        accelerated_update(
+            t, G, g0, noise_scales, laplace, m_div, steps, momenta, heavy_ball,
+            alpha, fit_intercept, rng, W, b, W_prev, b_prev, PW, pb, path_W,
+            path_b,
+        )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def evaluation_point(t, restarts, momenta, heavy_ball, W, b, W_prev, b_prev, PW, pb):
+    """Write the point ``(PW, pb)`` where iteration ``t`` takes the gradient.
+
+    Restarts (``W_prev = W``) first when ``restarts[t]``; heavy ball
+    evaluates at ``W``, the Nesterov methods at ``(1 + beta) W - beta
+    W_prev``.
+    """
+    K, d = W.shape
+    if restarts[t]:
+        W_prev[:, :] = W
+        b_prev[:] = b
+    beta = momenta[t]
+    if heavy_ball:
+        PW[:, :] = W
+        pb[:] = b
+    else:
         for k in range(K):
             for j in range(d):
-                g = G[k, j] / m_div + alpha * PW[k, j]
-                new = PW[k, j] - lr * g
-                if heavy_ball:
-                    new += beta * (W[k, j] - W_prev[k, j])
-                W_prev[k, j] = W[k, j]
-                W[k, j] = new
-            new0 = pb[k]
-            if fit_intercept:
-                new0 -= lr * g0[k] / m_div
+                PW[k, j] = (1.0 + beta) * W[k, j] - beta * W_prev[k, j]
+            pb[k] = (1.0 + beta) * b[k] - beta * b_prev[k]
+
+
+@numba.njit(cache=True)
+def accelerated_update(
+    t, G, g0, noise_scales, laplace, m_div, steps, momenta, heavy_ball, alpha,
+    fit_intercept, rng, W, b, W_prev, b_prev, PW, pb, path_W, path_b,
+):  # fmt: skip
+    """Noise the clipped sum ``(G, g0)`` at ``(PW, pb)`` and take iteration ``t``.
+
+    Shared by the in-memory loop and the blocked / distributed driver
+    (:mod:`dpestim._distributed`). Noise is drawn from ``rng`` in C order
+    over ``W`` then ``b``; the sum is divided by ``m_div``.
+    """
+    K, d = W.shape
+    beta = momenta[t]
+    s = noise_scales[t]
+    if s > 0.0:
+        for k in range(K):
+            for j in range(d):
+                if laplace:
+                    G[k, j] += rng.laplace(0.0, s)
+                else:
+                    G[k, j] += s * rng.standard_normal()
+        if fit_intercept:
+            for k in range(K):
+                if laplace:
+                    g0[k] += rng.laplace(0.0, s)
+                else:
+                    g0[k] += s * rng.standard_normal()
+    lr = steps[t]
+    for k in range(K):
+        for j in range(d):
+            g = G[k, j] / m_div + alpha * PW[k, j]
+            new = PW[k, j] - lr * g
             if heavy_ball:
-                new0 += beta * (b[k] - b_prev[k])
-            b_prev[k] = b[k]
-            b[k] = new0
-        if store:
-            path_W[t] = W
-            path_b[t] = b
+                new += beta * (W[k, j] - W_prev[k, j])
+            W_prev[k, j] = W[k, j]
+            W[k, j] = new
+        new0 = pb[k]
+        if fit_intercept:
+            new0 -= lr * g0[k] / m_div
+        if heavy_ball:
+            new0 += beta * (b[k] - b_prev[k])
+        b_prev[k] = b[k]
+        b[k] = new0
+    if path_W.shape[0] == steps.shape[0]:
+        path_W[t] = W
+        path_b[t] = b
 
 
 def _row_norms(X, l1):
@@ -408,6 +468,18 @@ class AcceleratedSolver(BaseSolver):
     heavy_ball = False
     optimise_budget = False
 
+    _parameter_constraints = {
+        "noise": [StrOptions({"laplace", "gaussian"})],
+        "batch_size": [Interval(Integral, 1, None, closed="left"), None],
+        "smoothness": [Interval(Real, 0, None, closed="neither"), None],
+        "strong_convexity": [Interval(Real, 0, None, closed="left"), None],
+        "step_scale": [Interval(Real, 0, None, closed="neither")],
+        # A data-independent start; beyond this the iterates (and the scores
+        # x . coef of any record) are astronomical.
+        "coef_init": [Interval(Real, -1e6, 1e6, closed="both")],
+        "store_path": ["boolean"],
+    }
+
     def __init__(
         self,
         *,
@@ -431,6 +503,8 @@ class AcceleratedSolver(BaseSolver):
 
     privacy_notion = _ByNoise("pure", "approx")
     neighbouring = _ByNoise("replace_one", "add_or_remove_one")
+    #: Dask / out-of-core X: Gaussian only (Poisson sampling, L2 clipping).
+    supports_blocked_data = _ByNoise(False, True)
 
     def _laplace(self):
         if self.noise not in ("laplace", "gaussian"):
@@ -478,6 +552,19 @@ class AcceleratedSolver(BaseSolver):
             )
         return float(L), float(mu)
 
+    def check_plan(self, plan):
+        """Bounded steps, and a step size the penalty alone does not diverge at."""
+        super().check_plan(plan)
+        L, _ = self._constants(plan)
+        step = self.step_scale / L
+        if step * plan.alpha >= 2.0:
+            raise ValueError(
+                f"solver={self.name!r}: step size x alpha = {step:.4g} x "
+                f"{plan.alpha:.4g} must be < 2 (the step is step_scale / smoothness, "
+                "by default step_scale * learning_rate), else the penalty step "
+                "alone diverges; lower learning_rate, step_scale or alpha."
+            )
+
     def _needs_mu(self, mu, step):
         if mu <= 0:
             raise ValueError(
@@ -508,16 +595,25 @@ class AcceleratedSolver(BaseSolver):
         Uniform methods: ``max_iter`` iterations of ``noise_multiplier``. For
         the "-opt" methods ``noise_multiplier`` fixes the total budget (that of
         the uniform run over ``max_iter`` iterations) and this returns the
-        paper's allocation over the selected ``T*``. Epsilons are ``None`` for
-        the Gaussian mechanism.
+        paper's allocation over the selected ``T*``, without the iterations
+        whose share of the budget is below ``1e-16`` of the largest share
+        (their noise would be ``1e16`` times larger, infinite once the share
+        underflows): they are not run, never read the data and are not
+        accounted; ``n_iter_`` counts the iterations run.
+        Epsilons are ``None`` for the Gaussian mechanism.
         """
+        kept, nms, eps = self._allocation(noise_multiplier, plan)
+        return kept.shape[0], nms, eps
+
+    def _allocation(self, noise_multiplier, plan):
+        """``(indices of the iterations run in the max_iter schedule, nms, eps)``."""
         T, n, m = plan.max_iter, plan.n_samples, self._batch(plan)
         nm = float(noise_multiplier)
         laplace = self._laplace()
         if not self.optimise_budget:
             nms = np.full(T, nm)
             eps = np.full(T, _amplified(nm, n, m)) if laplace else None
-            return T, nms, eps
+            return np.arange(T), nms, eps
         E0 = self.initial_error
         if not (isinstance(E0, (int, float)) and math.isfinite(E0) and E0 > 0):
             raise ValueError(
@@ -527,28 +623,38 @@ class AcceleratedSolver(BaseSolver):
         L, mu = self._constants(plan)
         P, q = error_bound_terms(steps, stages, L, mu)
         d = self._n_noisy(plan)
-        if laplace:
-            total = T * _amplified(nm, n, m)
-            const = (
-                0.0
-                if math.isinf(total)
-                else d * (2 * plan.clip_norm / (n * total)) ** 2
-            )
-            power = 3
-        else:
-            R = math.inf if nm <= 0 else T / nm**2
-            const = 0.0 if math.isinf(R) else d * (plan.clip_norm / m) ** 2 / R
-            power = 2
-        T_star = select_n_iter(P, q, stages, E0, const, power)
+        with np.errstate(over="ignore"):
+            # numpy floats: an overflow gives inf (handled), never an exception
+            if laplace:
+                total = T * _amplified(nm, n, m)
+                const = (
+                    0.0
+                    if math.isinf(total)
+                    else d * (2 * np.float64(plan.clip_norm) / (n * total)) ** 2
+                )
+                power = 3
+            else:
+                R = math.inf if nm <= 0 else T / np.float64(nm) ** 2
+                clip = np.float64(plan.clip_norm)
+                const = 0.0 if math.isinf(R) else d * (clip / m) ** 2 / R
+                power = 2
+        T_star = select_n_iter(P, q, stages, E0, float(const), power)
         if not self.select_n_iter:
             T_star = T
         w = _softmax(q[:T_star] / power)
+        # An iteration whose share of the budget is below 1e-16 of the largest
+        # would add noise over 1e16 times larger (infinite once the share
+        # underflows): its gradient carries nothing, and in float64 it breaks
+        # the iterate. It is dropped: never run, never reads the data, not
+        # accounted.
+        kept = np.flatnonzero(w >= _MIN_SHARE * w.max())
+        w = w[kept]
         if laplace:
             eps = total * w
-            return T_star, _laplace_multiplier(eps, n, m), eps
+            return kept, _laplace_multiplier(eps, n, m), eps
         with np.errstate(divide="ignore"):
             nms = np.where(np.isinf(R), 0.0, 1.0 / np.sqrt(R * w))
-        return T_star, nms, None
+        return kept, nms, None
 
     # -- contract hooks ------------------------------------------------------------
 
@@ -566,6 +672,8 @@ class AcceleratedSolver(BaseSolver):
         n, m = plan.n_samples, self._batch(plan)
 
         def step(s):
+            if math.isinf(s):
+                return NoOpDpEvent()  # infinite noise: releases nothing
             if self._laplace():
                 e = LaplaceDpEvent(float(s))
                 return e if m >= n else SampledWithoutReplacementDpEvent(n, m, e)
@@ -581,10 +689,18 @@ class AcceleratedSolver(BaseSolver):
             return super().calibrate(epsilon, delta, plan, accountant=accountant)
         n, m, T = plan.n_samples, self._batch(plan), plan.max_iter
         nm = float(_laplace_multiplier(epsilon / T, n, m))
-        # Closed form up to rounding: never report more than the target.
-        while pure_epsilon(self.make_event(nm, plan)) > epsilon:
-            nm = math.nextafter(nm, math.inf) * (1 + 1e-15)
-        return nm
+        # Closed form up to rounding: never report more than the target. The
+        # relative step doubles, so the loop ends within a few iterations.
+        step = 1e-15
+        for _ in range(60):
+            if pure_epsilon(self.make_event(nm, plan)) <= epsilon:
+                return nm
+            nm *= 1.0 + step
+            step *= 2.0
+        raise ValueError(
+            f"could not calibrate the Laplace noise of solver={self.name!r} to "
+            f"epsilon={epsilon!r}; choose a smaller epsilon."
+        )
 
     def spent_epsilon(self, event, delta, *, accountant):
         if self._laplace():
@@ -659,12 +775,42 @@ class AcceleratedSolver(BaseSolver):
             )
         return f"{what}; composed by the accountant (dp_accounting) on the DpEvent"
 
+    def _blocked_loop(
+        self, X, Y, plan, W, b, noise_scales, laplace, sampling, m, steps,
+        momenta, restarts, heavy_ball, alpha, rng, key, path_W, path_b,
+    ):  # fmt: skip
+        """:func:`_accelerated_loop` with the clipped sums of a ``BlockedData``."""
+        if laplace:
+            raise ValueError(
+                f"solver={self.name!r} runs on Dask or out-of-core data only with "
+                "noise='gaussian' (Poisson sampling and L2 clipping)."
+            )
+        n = plan.n_samples
+        q = 1.0 if sampling == _FULL else m / n
+        m_div = float(n) if sampling == _FULL else float(m)
+        W_prev, b_prev = W.copy(), b.copy()
+        PW, pb = np.empty_like(W), np.empty_like(b)
+        with X.gradient_oracle(Y, plan) as clipped_sum:
+            for t in range(steps.shape[0]):
+                evaluation_point(
+                    t, restarts, momenta, heavy_ball, W, b, W_prev, b_prev, PW, pb
+                )
+                G, g0 = clipped_sum(key, t, q, PW, pb)
+                accelerated_update(
+                    t, G, g0, noise_scales, laplace, m_div, steps, momenta,
+                    heavy_ball, alpha, plan.fit_intercept, rng, W, b, W_prev,
+                    b_prev, PW, pb, path_W, path_b,
+                )  # fmt: skip
+
     def solve(self, X, Y, plan, noise_multiplier, rng):
         L, mu = self._constants(plan)
         laplace = self._laplace()
-        T, nms, eps = self.noise_schedule(noise_multiplier, plan)
+        kept, nms, eps = self._allocation(noise_multiplier, plan)
+        T = kept.shape[0]
         steps, momenta, restarts, _ = self.schedule(plan)
-        steps, momenta, restarts = steps[:T], momenta[:T], restarts[:T]
+        # a restart inside a run of dropped iterations moves to the next one run
+        restarts = np.diff(np.cumsum(restarts)[kept], prepend=0) > 0
+        steps, momenta = steps[kept], momenta[kept]
         n, m = plan.n_samples, self._batch(plan)
         unit = 2.0 * plan.clip_norm if laplace else plan.clip_norm
         with np.errstate(invalid="ignore"):
@@ -677,21 +823,8 @@ class AcceleratedSolver(BaseSolver):
             path_W, path_b = np.empty((T, K, d)), np.empty((T, K))
         else:
             path_W, path_b = _EMPTY_P, _EMPTY_X
-        row_norms = _row_norms(X, laplace)
-        if sp.issparse(X):
-            args = (_EMPTY_X, X.data, X.indices, X.indptr, True)
-        else:
-            args = (X, _EMPTY_F, _EMPTY_I, _EMPTY_I, False)
-        _accelerated_loop(
-            *args,
-            Y,
-            row_norms,
-            plan.loss,
-            W,
-            b,
-            plan.fit_intercept,
-            plan.clip_norm,
-            laplace,
+        key = sampling_key(rng) if sampling == _POISSON else _EMPTY_K
+        loop_args = (
             np.ascontiguousarray(sum_scales, dtype=np.float64),
             laplace,
             sampling,
@@ -702,9 +835,29 @@ class AcceleratedSolver(BaseSolver):
             self.heavy_ball,
             plan.alpha,
             rng,
+            key,
             path_W,
             path_b,
         )
+        if getattr(X, "_dpestim_blocked", False):
+            self._blocked_loop(X, Y, plan, W, b, *loop_args)
+        else:
+            if sp.issparse(X):
+                args = (_EMPTY_X, X.data, X.indices, X.indptr, True)
+            else:
+                args = (X, _EMPTY_F, _EMPTY_I, _EMPTY_I, False)
+            _accelerated_loop(
+                *args,
+                Y,
+                _row_norms(X, laplace),
+                plan.loss,
+                W,
+                b,
+                plan.fit_intercept,
+                plan.clip_norm,
+                laplace,
+                *loop_args,
+            )
         attributes = {
             "noise_scales_": sum_scales / m,
             "iteration_noise_multipliers_": np.asarray(nms, dtype=np.float64),
@@ -751,7 +904,8 @@ _COMMON_DOC = """
     step_scale : float, default=1.0
         The paper's ``c``.
     coef_init : float, default=0.0
-        Data-independent initial value of every coefficient (and intercept).
+        Data-independent initial value of every coefficient (and intercept),
+        in ``[-1e6, 1e6]``.
     store_path : bool, default=False
         Keep every iterate as ``coef_path_`` / ``intercept_path_`` (released
         iterates: post-processing, no extra privacy cost).
@@ -775,6 +929,10 @@ class DPHB(AcceleratedSolver):
 
     name = "dp-hb"
     heavy_ball = True
+    _parameter_constraints = {
+        **AcceleratedSolver._parameter_constraints,
+        "momentum": [Interval(Real, 0, 1, closed="left"), None],
+    }
 
     def __init__(
         self,
@@ -846,6 +1004,10 @@ class DPNAG(AcceleratedSolver):
 
 class _OptMixin:
     optimise_budget = True
+    _OPT_CONSTRAINTS = {
+        "initial_error": [Interval(Real, 0, None, closed="neither")],
+        "select_n_iter": ["boolean"],
+    }
 
 
 class DPNAGOpt(_OptMixin, DPNAG):
@@ -871,6 +1033,10 @@ class DPNAGOpt(_OptMixin, DPNAG):
     )
 
     name = "dp-nag-opt"
+    _parameter_constraints = {
+        **DPNAG._parameter_constraints,
+        **_OptMixin._OPT_CONSTRAINTS,
+    }
 
     def __init__(
         self,
@@ -914,6 +1080,10 @@ class DPMASG(AcceleratedSolver):
     )
 
     name = "dp-masg"
+    _parameter_constraints = {
+        **AcceleratedSolver._parameter_constraints,
+        "masg_n1": [Interval(Integral, 1, None, closed="left"), None],
+    }
 
     def __init__(
         self,
@@ -967,6 +1137,10 @@ class DPMASGOpt(_OptMixin, DPMASG):
     )
 
     name = "dp-masg-opt"
+    _parameter_constraints = {
+        **DPMASG._parameter_constraints,
+        **_OptMixin._OPT_CONSTRAINTS,
+    }
 
     def __init__(
         self,

@@ -42,6 +42,7 @@ from dp_accounting import (
     PoissonSampledDpEvent,
     SelfComposedDpEvent,
 )
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..exceptions import PrivacyBudgetWarning
 from .base import SolverResult
@@ -169,6 +170,10 @@ class _AdaptiveNoiseSGD(DPSGD):
     """DP-SGD with a per-step noise shape fixed in advance (shared machinery)."""
 
     supported_losses = DPSGD.supported_losses
+    _parameter_constraints = {
+        "noise_shape": [StrOptions(set(NOISE_SHAPES))],
+        "n_noise_levels": [Interval(Integral, 1, None, closed="left")],
+    }
 
     def _check_common(self):
         if self.noise_shape not in NOISE_SHAPES:
@@ -325,6 +330,13 @@ class ADPSGD(_AdaptiveNoiseSGD):
     """
 
     name = "adp-sgd"
+    _parameter_constraints = {
+        **_AdaptiveNoiseSGD._parameter_constraints,
+        "schedule": [StrOptions(set(SCHEDULES))],
+        "a": [Interval(Real, 0, None, closed="neither")],
+        "c": [Interval(Real, 0, None, closed="left")],
+        "eta_end": [Interval(Real, 0, None, closed="neither")],
+    }
 
     def __init__(
         self,
@@ -420,6 +432,14 @@ class ADPAdaGrad(_AdaptiveNoiseSGD):
     """
 
     name = "adp-adagrad"
+    _parameter_constraints = {
+        **_AdaptiveNoiseSGD._parameter_constraints,
+        "b0_sq": [Interval(Real, 0, None, closed="neither")],
+        "nu": [Interval(Real, 0, None, closed="neither")],
+        "beta": [Interval(Real, 0, None, closed="neither")],
+        "alpha_growth": [Interval(Real, 0, None, closed="left")],
+        "debias": ["boolean"],
+    }
 
     def __init__(
         self,
@@ -457,6 +477,12 @@ class ADPAdaGrad(_AdaptiveNoiseSGD):
         if self.noise_shape == "constant":
             return "constant"
         return "alpha_t = (b0^2 + t C)^(1/4)"
+
+    _max_step_text = "learning_rate / sqrt(b0_sq)"
+
+    def max_step_size(self, plan):
+        """``learning_rate / sqrt(b0_sq)``: ``b^2`` only grows from ``b0_sq``."""
+        return plan.learning_rate / math.sqrt(self.b0_sq)
 
     def steps_per_epoch(self, plan):
         """``P``, the period of the ``beta_t`` restarts."""

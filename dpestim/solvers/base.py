@@ -16,7 +16,13 @@ from sklearn.base import BaseEstimator
 from ..losses import LOSS_NAMES
 from ..privacy import calibrate_noise, compute_epsilon
 
-__all__ = ["BaseSolver", "ERMPlan", "SolverResult"]
+__all__ = ["MAX_STEPS", "BaseSolver", "ERMPlan", "SolverResult"]
+
+#: Largest number of steps a fit may plan. Every solver allocates per-step
+#: schedules (8 bytes a step and array) and runs every step, so a user value
+#: such as ``max_iter=10**12`` must be refused up front, not met by a
+#: ``MemoryError`` or a run that never ends.
+MAX_STEPS = 10**7
 
 
 @dataclass(frozen=True)
@@ -116,16 +122,51 @@ class BaseSolver(BaseEstimator):
     privacy_notion : {"approx", "pure"}
         Gaussian (``delta > 0``) or Laplace/exponential (``delta = 0`` allowed).
     neighbouring : {"add_or_remove_one", "replace_one"}
+    supports_blocked_data : bool
+        Whether ``solve`` accepts blocked X (Dask, memory-mapped or zarr
+        data, :mod:`dpestim._distributed`): true for solvers whose step is a
+        sum of clipped per-example gradients over rows.
     """
 
     name = None
     problem = "erm"
+    #: scikit-learn parameter constraints of the solver's own parameters,
+    #: checked by :meth:`validate_params` when an estimator resolves the
+    #: solver, before any data is read. Subclasses list every parameter.
+    _parameter_constraints: dict = {}
     supported_losses = frozenset()
     supported_penalties = frozenset({"l2"})
     data_order = "C"
     accepts_sparse = True
     privacy_notion = "approx"
     neighbouring = "add_or_remove_one"
+    supports_blocked_data = False
+
+    def validate_params(self):
+        """Check the solver's parameters against ``_parameter_constraints``.
+
+        Raises ``InvalidParameterError`` (a ``ValueError`` and ``TypeError``)
+        naming the parameter and the solver class, e.g. "The 'step_size'
+        parameter of DPSMDSCO must be ...". Called by
+        :func:`~dpestim.solvers.resolve_solver`, before any data is read.
+        """
+        self._validate_params()
+
+    def check_plan(self, plan):
+        """Refuse a plan this solver cannot run, before noise or data.
+
+        The default bounds the number of steps by :data:`MAX_STEPS`: memory
+        and time grow with it. Subclasses add rules of their own (and call
+        this one).
+        """
+        steps = self.n_steps(plan)
+        if steps > MAX_STEPS:
+            raise ValueError(
+                f"max_iter={plan.max_iter} gives {steps} steps for solver="
+                f"{self.name!r} (batch_size={plan.batch_size}, n_samples="
+                f"{plan.n_samples}); at most {MAX_STEPS} steps are allowed. "
+                "Lower max_iter or raise batch_size."
+            )
 
     def check_loss(self, loss):
         """Raise ``ValueError`` if this solver cannot minimise ``loss``."""

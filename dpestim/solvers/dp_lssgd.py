@@ -12,7 +12,9 @@ import math
 from numbers import Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._kernels import sampling_key
 from .base import SolverResult
 from .dp_sgd import DPSGD, noisy_gradient_descent
 
@@ -153,7 +155,9 @@ class DPLSSGD(DPSGD):
     ----------
     smoothing : float, default=0.5
         Laplacian smoothing strength ``s >= 0`` (the paper's sigma). ``0`` is
-        dp-sgd, bit for bit for the same random state. The paper uses 1 to 3.
+        dp-sgd, bit for bit for the same random state. The paper uses 1 to 3;
+        at most ``1e6`` (beyond, the smoothing is numerically the projection
+        on the mean).
     schedule : {"constant", "inv_t_epoch"}, default="constant"
         Step size. ``"constant"``: the estimator's ``learning_rate`` at every
         step. ``"inv_t_epoch"``: ``learning_rate / (1 + e * m)`` during epoch
@@ -168,6 +172,13 @@ class DPLSSGD(DPSGD):
     """
 
     name = "dp-lssgd"
+    _parameter_constraints = {
+        # Past ~1e6 the smoothing is numerically the projection on the mean
+        # (1 - w^d loses all its digits near 1e32 d^2 and divides by zero).
+        "smoothing": [Interval(Real, 0, 1e6, closed="both")],
+        "schedule": [StrOptions(set(_SCHEDULES))],
+        "record_path": ["boolean"],
+    }
 
     def __init__(self, smoothing=0.5, schedule="constant", record_path=False):
         self.smoothing = smoothing
@@ -232,6 +243,7 @@ class DPLSSGD(DPSGD):
             W = np.zeros((plan.n_outputs, plan.n_features))
             b = np.zeros(plan.n_outputs)
             m = self.steps_per_epoch(plan)
+            key = sampling_key(rng)
             coef_path, intercept_path = [], []
             for start in range(0, steps, m):
                 sl = slice(start, min(start + m, steps))
@@ -246,6 +258,8 @@ class DPLSSGD(DPSGD):
                     smoothing=s,
                     coef_init=W,
                     intercept_init=b,
+                    key=key,
+                    first_step=start,
                 )
                 coef_path.append(W.copy())
                 intercept_path.append(b.copy())

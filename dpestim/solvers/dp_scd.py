@@ -24,6 +24,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent, SelfComposedDpEvent
+from sklearn.utils._param_validation import StrOptions
 
 from .._kernels import poisson_sample
 from ..losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
@@ -317,6 +318,8 @@ class DPSCD(BaseSolver):
     )
     #: Sequential (seqDP-SCD) updates inside a batch?
     _sequential = False
+
+    _parameter_constraints = {"clip_mode": [StrOptions({"relative", "absolute"})]}
 
     def __init__(self, clip_mode="relative"):
         self.clip_mode = clip_mode

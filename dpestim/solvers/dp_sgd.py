@@ -18,7 +18,8 @@ from .._kernels import (
     clipped_grad_sum,
     clipped_grad_sum_csr,
     laplacian_smooth_inplace,
-    poisson_sample,
+    poisson_sample_range,
+    sampling_key,
 )
 from .base import BaseSolver, SolverResult
 
@@ -27,6 +28,7 @@ __all__ = ["DPSGD", "noisy_gradient_descent"]
 _EMPTY_F = np.empty(0)
 _EMPTY_I = np.empty(0, dtype=np.int64)
 _EMPTY_X = np.empty((0, 0))
+_NO_KEY = np.zeros(2, dtype=np.uint64)
 
 
 @numba.njit(cache=True)
@@ -50,17 +52,15 @@ def _noisy_sgd_loop(
     rng,
     step_rule,
     smoothing,
+    key,
+    first_step,
 ):
     """Run ``len(learning_rates)`` noisy clipped steps in place on ``(W, b)``.
 
-    ``noise_stds[t]`` is the standard deviation of the Gaussian noise added to
-    the clipped-gradient sum at step ``t`` (noise multiplier x clip norm);
-    zero skips the draw. Noise is drawn in C order over ``W`` then over ``b``.
-    ``step_rule`` empty: step ``t`` has size ``learning_rates[t]``; otherwise
-    see :func:`_step_size` (a post-processing of the noisy gradient only).
-    ``smoothing > 0`` (dp-lssgd) then replaces each row of the noisy ``W``
-    gradient plus penalty gradient by its Laplacian smoothing
-    (post-processing); ``0`` is dp-sgd.
+    Step ``t`` samples rows with :func:`poisson_sample_range` under the
+    sampling ``key`` and step index ``first_step + t`` (chunking-invariant,
+    draws nothing from ``rng``), sums their clipped gradients and applies
+    :func:`noisy_update`, which draws the noise from ``rng``.
     """
     n = Y.shape[0]
     K, d = W.shape
@@ -69,70 +69,69 @@ def _noisy_sgd_loop(
     g0 = np.zeros(K)
     z = np.empty(K)
     dz = np.empty(K)
-    denom = sampling_prob * n
     for t in range(learning_rates.shape[0]):
-        m = poisson_sample(rng, n, sampling_prob, rows)
+        m = poisson_sample_range(key, first_step + t, sampling_prob, 0, n, rows)
         G[:, :] = 0.0
         g0[:] = 0.0
         if sparse:
             clipped_grad_sum_csr(
-                data,
-                indices,
-                indptr,
-                Y,
-                rows,
-                m,
-                W,
-                b,
-                loss,
-                clip_norm,
-                row_sq_norms,
-                fit_intercept,
-                G,
-                g0,
-                z,
-                dz,
-            )
+                data, indices, indptr, Y, rows, m, W, b, loss, clip_norm,
+                row_sq_norms, fit_intercept, G, g0, z, dz,
+            )  # fmt: skip
         else:
             clipped_grad_sum(
-                X,
-                Y,
-                rows,
-                m,
-                W,
-                b,
-                loss,
-                clip_norm,
-                row_sq_norms,
-                fit_intercept,
-                G,
-                g0,
-                z,
-                dz,
-            )
-        std = noise_stds[t]
-        if std > 0.0:
-            for k in range(K):
-                for j in range(d):
-                    G[k, j] += std * rng.standard_normal()
-            if fit_intercept:
-                for k in range(K):
-                    g0[k] += std * rng.standard_normal()
-        if smoothing > 0.0:
-            # smooth the whole noisy gradient, penalty included (the update
-            # below adds alpha W back): A^{-1} is then a fixed preconditioner
-            for k in range(K):
-                for j in range(d):
-                    G[k, j] += denom * alpha * W[k, j]
-                laplacian_smooth_inplace(G[k], smoothing)
-                for j in range(d):
-                    G[k, j] -= denom * alpha * W[k, j]
-        lr = _step_size(step_rule, learning_rates, t, std, G, g0, fit_intercept, denom)
+                X, Y, rows, m, W, b, loss, clip_norm, row_sq_norms,
+                fit_intercept, G, g0, z, dz,
+            )  # fmt: skip
+        noisy_update(
+            G, g0, W, b, t, noise_stds, sampling_prob * n, learning_rates,
+            alpha, rng, step_rule, smoothing, fit_intercept,
+        )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def noisy_update(
+    G, g0, W, b, t, noise_stds, denom, learning_rates, alpha, rng, step_rule,
+    smoothing, fit_intercept,
+):  # fmt: skip
+    """Noise the clipped-gradient sum ``(G, g0)`` and step ``(W, b)`` in place.
+
+    The part of a step after the sum, shared by the in-memory loop and the
+    blocked / distributed driver (:mod:`dpestim._distributed`), so that both
+    are one algorithm. ``noise_stds[t]`` is the standard deviation of the
+    Gaussian noise added to the sum (noise multiplier x clip norm); zero
+    skips the draw. Noise is drawn from ``rng`` in C order over ``W`` then
+    over ``b``. ``denom`` is the expected batch size ``q n``.
+    ``step_rule`` empty: the step has size ``learning_rates[t]``; otherwise
+    see :func:`_step_size` (a post-processing of the noisy gradient only).
+    ``smoothing > 0`` (dp-lssgd) replaces each row of the noisy ``W``
+    gradient plus penalty gradient by its Laplacian smoothing
+    (post-processing); ``0`` is dp-sgd.
+    """
+    K, d = W.shape
+    std = noise_stds[t]
+    if std > 0.0:
         for k in range(K):
             for j in range(d):
-                W[k, j] -= lr * (G[k, j] / denom + alpha * W[k, j])
-            if fit_intercept:
-                b[k] -= lr * g0[k] / denom
+                G[k, j] += std * rng.standard_normal()
+        if fit_intercept:
+            for k in range(K):
+                g0[k] += std * rng.standard_normal()
+    if smoothing > 0.0:
+        # smooth the whole noisy gradient, penalty included (the update
+        # below adds alpha W back): A^{-1} is then a fixed preconditioner
+        for k in range(K):
+            for j in range(d):
+                G[k, j] += denom * alpha * W[k, j]
+            laplacian_smooth_inplace(G[k], smoothing)
+            for j in range(d):
+                G[k, j] -= denom * alpha * W[k, j]
+    lr = _step_size(step_rule, learning_rates, t, std, G, g0, fit_intercept, denom)
+    for k in range(K):
+        for j in range(d):
+            W[k, j] -= lr * (G[k, j] / denom + alpha * W[k, j])
+        if fit_intercept:
+            b[k] -= lr * g0[k] / denom
 
 
 @numba.njit(cache=True)
@@ -189,6 +188,8 @@ def noisy_gradient_descent(
     smoothing=0.0,
     coef_init=None,
     intercept_init=None,
+    key=None,
+    first_step=0,
 ):
     """Run clipped noisy (stochastic) gradient descent from zero.
 
@@ -201,7 +202,17 @@ def noisy_gradient_descent(
     ``smoothing > 0`` Laplacian-smooths each row of the noisy coefficient
     gradient (dp-lssgd). ``coef_init`` / ``intercept_init``
     (updated in place when given) continue a run: consecutive calls on the
-    same ``rng`` reproduce one long call bit for bit.
+    same ``rng``, the same sampling ``key`` and ``first_step`` advanced by
+    the steps already taken reproduce one long call bit for bit.
+
+    The Poisson samples come from the counter-based sampler
+    :func:`~dpestim._kernels.poisson_sample_range` under ``key`` (by default
+    drawn from ``rng`` first, :func:`~dpestim._kernels.sampling_key`, when
+    ``sampling_prob < 1``; the full batch draws no key); the
+    noise is drawn from ``rng``. ``X`` may also be a
+    :class:`~dpestim._distributed.BlockedData` (Dask, memory-mapped or zarr
+    data): the same steps then run with the clipped sums computed block by
+    block, giving the same model up to floating-point summation order.
 
     Returns
     -------
@@ -216,6 +227,21 @@ def noisy_gradient_descent(
         raise TypeError("learning_rates must be a C-contiguous float64 array.")
     W = np.zeros((plan.n_outputs, plan.n_features)) if coef_init is None else coef_init
     b = np.zeros(plan.n_outputs) if intercept_init is None else intercept_init
+    if key is None:
+        key = sampling_key(rng) if sampling_prob < 1.0 else _NO_KEY
+    stds = np.ascontiguousarray(noise_stds, dtype=np.float64)
+    rates = np.ascontiguousarray(learning_rates, dtype=np.float64)
+    rule = _EMPTY_F if step_rule is None else step_rule
+    if getattr(X, "_dpestim_blocked", False):
+        q, denom = float(sampling_prob), sampling_prob * plan.n_samples
+        with X.gradient_oracle(Y, plan) as clipped_sum:
+            for t in range(rates.shape[0]):
+                G, g0 = clipped_sum(key, first_step + t, q, W, b)
+                noisy_update(
+                    G, g0, W, b, t, stds, denom, rates, plan.alpha, rng, rule,
+                    float(smoothing), plan.fit_intercept,
+                )  # fmt: skip
+        return W, b
     row_sq = _row_sq_norms(X)
     if sp.issparse(X):
         args = (_EMPTY_X, X.data, X.indices, X.indptr, True)
@@ -230,13 +256,15 @@ def noisy_gradient_descent(
         b,
         plan.fit_intercept,
         plan.clip_norm,
-        np.ascontiguousarray(noise_stds, dtype=np.float64),
+        stds,
         float(sampling_prob),
-        np.ascontiguousarray(learning_rates, dtype=np.float64),
+        rates,
         plan.alpha,
         rng,
-        _EMPTY_F if step_rule is None else step_rule,
+        rule,
         float(smoothing),
+        key,
+        first_step,
     )
     return W, b
 
@@ -262,6 +290,8 @@ class DPSGD(BaseSolver):
     """
 
     name = "dp-sgd"
+    #: The step is a clipped-gradient sum over rows: runs on Dask / out-of-core X.
+    supports_blocked_data = True
     supported_losses = frozenset(
         {"logistic", "squared", "hinge", "squared_hinge", "multinomial"}
     )
@@ -269,6 +299,24 @@ class DPSGD(BaseSolver):
     def sampling_prob(self, plan):
         """Poisson sampling probability ``min(1, batch_size / n_samples)``."""
         return min(1.0, plan.batch_size / plan.n_samples)
+
+    #: How :meth:`max_step_size` is computed, for error messages.
+    _max_step_text = "learning_rate"
+
+    def max_step_size(self, plan):
+        """Largest step size of the run (public): ``learning_rate``."""
+        return plan.learning_rate
+
+    def check_plan(self, plan):
+        """Bounded steps, and a step size the penalty alone does not diverge at."""
+        super().check_plan(plan)
+        step = self.max_step_size(plan)
+        if step * plan.alpha >= 2.0:
+            raise ValueError(
+                f"solver={self.name!r}: {self._max_step_text} x alpha = {step:.4g} x "
+                f"{plan.alpha:.4g} must be < 2, else the penalty step alone "
+                "diverges; lower learning_rate or alpha."
+            )
 
     def n_steps(self, plan):
         return max(1, math.ceil(plan.max_iter / self.sampling_prob(plan) - 1e-9))

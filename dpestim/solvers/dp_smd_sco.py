@@ -10,15 +10,19 @@ the sampling (exponential mechanism), not from added noise.
 """
 
 import math
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from dp_accounting import NonPrivateDpEvent, SelfComposedDpEvent
+from sklearn.utils._param_validation import Interval
 
 from ..losses import LOGISTIC, LOSS_NAMES, MULTINOMIAL, SQUARED_HINGE
 from . import _saddle_kernels as _k
-from .base import BaseSolver, SolverResult
+from .base import MAX_STEPS, BaseSolver, SolverResult
 from .saddle import (
+    MAX_SCORE_BOUND,
+    MAX_VERTEX_SAMPLES,
     ExponentialMechanismDpEvent,
     check_budget,
     event_epsilon,
@@ -47,14 +51,19 @@ class DPSMDSCO(BaseSolver):
     hinge; per-example derivatives are clamped to it), each vertex sample is
     ``eps0 = 4 tau L0 / B``-DP; ``m = K (floor(T / q) + q + 1)`` samples
     compose by the exact Whitehouse filter (closed form, not
-    ``dp_accounting``). The estimator's ``noise_multiplier`` is ``1 / eps0``.
+    ``dp_accounting``). The estimator's ``noise_multiplier`` is ``1 /
+    eps0``, the privacy cap on the per-sample epsilon; the event accounted
+    (``dp_event_``, ``epsilon_``) is that of the step size actually sampled
+    with, ``eps_per_sample = 4 tau L0 / B <= eps0`` (``dp_params_``), so a
+    step size below the cap reports the smaller epsilon it spends.
 
     Parameters
     ----------
     l1_radius : float, default=5.0
         ``R``, public.
     feature_bound : float, default=1.0
-        ``X``, public; features are clipped to it.
+        ``X``, public; features are clipped to it. ``R X`` bounds the scores
+        and must be at most ``1e50``.
     max_iter : int or None, default=None
         ``T``; ``None``: Theorem 4.2 (second-order regime)
         ``min(n, n eps / (ell sqrt(ln(1/delta))))``, ``n`` when non-private.
@@ -77,6 +86,15 @@ class DPSMDSCO(BaseSolver):
     supported_losses = frozenset({"logistic", "multinomial", "squared_hinge"})
     privacy_notion = "approx"
     neighbouring = "replace_one"
+    _parameter_constraints = {
+        "l1_radius": [Interval(Real, 0, MAX_SCORE_BOUND, closed="right")],
+        "feature_bound": [Interval(Real, 0, MAX_SCORE_BOUND, closed="right")],
+        "max_iter": [Interval(Integral, 1, MAX_STEPS, closed="both"), None],
+        "n_vertex_samples": [Interval(Integral, 1, None, closed="left")],
+        "resample_period": [Interval(Integral, 1, None, closed="left"), None],
+        "n_output_samples": [Interval(Integral, 1, None, closed="left")],
+        "step_size": [Interval(Real, 0, None, closed="neither"), None],
+    }
 
     def __init__(
         self,
@@ -114,6 +132,12 @@ class DPSMDSCO(BaseSolver):
     def lipschitz(self, plan):
         """``L0`` of the lifted problem and the clamp on ``dloss / dz``."""
         rb = float(self.l1_radius) * float(self.feature_bound)
+        if rb > MAX_SCORE_BOUND:
+            raise ValueError(
+                f"l1_radius * feature_bound = {rb:.4g} bounds the scores |coef . x| "
+                f"and must be <= {MAX_SCORE_BOUND:g}; lower l1_radius or "
+                "feature_bound."
+            )
         if plan.loss == SQUARED_HINGE:
             dz_max = 2.0 * (1.0 + rb)
         elif plan.loss in (LOGISTIC, MULTINOMIAL):
@@ -161,6 +185,20 @@ class DPSMDSCO(BaseSolver):
     def n_steps(self, plan):
         return self.schedule(plan)[0]
 
+    def check_plan(self, plan):
+        """Bounded steps and a bounded number of vertex samples."""
+        super().check_plan(plan)
+        self.lipschitz(plan)
+        T, q, K, _ = self.schedule(plan)
+        m = self.n_mechanisms(T, q, K)
+        if m > MAX_VERTEX_SAMPLES:
+            raise ValueError(
+                f"solver='dp-smd-sco' would draw {m} vertex samples (n_vertex_samples "
+                f"x (max_iter // resample_period + resample_period) + "
+                f"n_output_samples); at most {MAX_VERTEX_SAMPLES} are allowed. Lower "
+                "n_vertex_samples, resample_period or n_output_samples."
+            )
+
     def event_inputs(self, plan):
         return plan
 
@@ -182,12 +220,25 @@ class DPSMDSCO(BaseSolver):
         )
         return T, q, K, plan.n_samples // T
 
+    def sample_epsilon(self, noise_multiplier, plan):
+        """Epsilon of one vertex sample as run: ``4 tau L0 / B``.
+
+        Derived from the step size ``tau`` the sampler uses (at most ``1 /
+        noise_multiplier`` by the privacy cap of :meth:`resolve_step_size`),
+        so the accounted event is the mechanism that runs.
+        """
+        if noise_multiplier == 0:
+            return math.inf
+        _, _, _, B = self._sched(plan)
+        L0, _ = self.lipschitz(plan)
+        return 4 * self.resolve_step_size(noise_multiplier, plan) * L0 / B
+
     def make_event(self, noise_multiplier, plan):
         if noise_multiplier == 0:
             return NonPrivateDpEvent()
         T, q, K, _ = self._sched(plan)
         return SelfComposedDpEvent(
-            ExponentialMechanismDpEvent(1.0 / noise_multiplier),
+            ExponentialMechanismDpEvent(self.sample_epsilon(noise_multiplier, plan)),
             self.n_mechanisms(T, q, K),
         )
 
@@ -235,7 +286,8 @@ class DPSMDSCO(BaseSolver):
         L0, _ = self.lipschitz(plan)
         tau = 1.0 / (4 * L0) if self.step_size is None else float(self.step_size)
         if noise_multiplier > 0:
-            tau = min(tau, B / (4 * L0 * noise_multiplier))
+            # (1 - 1e-12): 4 tau L0 / B must not round above 1 / noise_multiplier
+            tau = min(tau, B / (4 * L0 * noise_multiplier) * (1 - 1e-12))
         return tau
 
     def solve(self, X, Y, plan, noise_multiplier, rng):
@@ -263,7 +315,6 @@ class DPSMDSCO(BaseSolver):
             coef, intercept = W[:, :-1].copy(), W[:, -1] * b
         else:
             coef, intercept = W, np.zeros(plan.n_outputs)
-        eps0 = 1.0 / noise_multiplier if noise_multiplier > 0 else math.inf
         return SolverResult(
             coef=coef,
             intercept=intercept,
@@ -277,9 +328,7 @@ class DPSMDSCO(BaseSolver):
                     n_vertex_samples=K,
                     batch_size=B,
                     step_size=tau,
-                    eps_per_sample=4 * tau * L0 / B
-                    if math.isfinite(eps0)
-                    else math.inf,
+                    eps_per_sample=self.sample_epsilon(noise_multiplier, plan),
                     n_mechanisms=self.n_mechanisms(T, q, K),
                     lipschitz=L0,
                 )

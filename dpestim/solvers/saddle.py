@@ -20,6 +20,7 @@ this composition theorem, so the closed form is implemented here
 
 import math
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import attr
 import numpy as np
@@ -31,6 +32,7 @@ from dp_accounting import (
     SelfComposedDpEvent,
 )
 from sklearn.base import BaseEstimator, clone
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import _saddle_kernels as _k
 
@@ -46,8 +48,19 @@ __all__ = [
     "SaddleResult",
     "composed_epsilon",
     "per_sample_epsilon",
+    "plan_saddle",
     "resolve_saddle_solver",
+    "run_saddle",
 ]
+
+#: Largest public bound on the scores ``|theta . x|`` (radius x feature bound,
+#: plus the target bound for least squares): the Lipschitz constants grow
+#: with its square and cube, which must stay far from float64 overflow.
+MAX_SCORE_BOUND = 1e50
+#: Largest number of vertex samples one fit may draw (each is a loop step).
+MAX_VERTEX_SAMPLES = 10**8
+#: Smallest per-sample epsilon: below it the step size underflows.
+_MIN_SAMPLE_EPSILON = 1e-150
 
 _EMPTY_2D = np.zeros((1, 1))
 _EMPTY_1D = np.zeros(1)
@@ -95,11 +108,24 @@ def per_sample_epsilon(epsilon, delta, n_mechanisms):
     if math.isinf(epsilon):
         return math.inf
     lg = math.log(1 / delta)
-    e0 = (math.sqrt(2 * lg + 2 * epsilon) - math.sqrt(2 * lg)) / math.sqrt(n_mechanisms)
-    # never overshoot epsilon through floating-point rounding
-    while composed_epsilon(n_mechanisms * e0**2, delta) > epsilon:
-        e0 *= 1 - 1e-12
-    return e0
+    # sqrt(a + 2 eps) - sqrt(a) without cancellation for tiny eps
+    root = math.sqrt(2 * lg + 2 * epsilon) + math.sqrt(2 * lg)
+    e0 = 2 * epsilon / root / math.sqrt(n_mechanisms)
+    if not e0 >= _MIN_SAMPLE_EPSILON:
+        raise ValueError(
+            f"epsilon={epsilon!r} is too small for {n_mechanisms} vertex samples: "
+            f"each would get epsilon {e0:.3g} < {_MIN_SAMPLE_EPSILON:g} and the "
+            "step size would underflow; raise epsilon."
+        )
+    # never overshoot epsilon through floating-point rounding (bounded loop:
+    # the relative decrement starts at one ulp and doubles)
+    step = 2.0**-52
+    for _ in range(100):
+        if composed_epsilon(n_mechanisms * e0**2, delta) <= epsilon:
+            return e0
+        e0 *= 1 - step
+        step = min(2 * step, 0.5)
+    raise ValueError(f"could not split epsilon={epsilon!r} over the vertex samples.")
 
 
 def composed_epsilon(sum_sq, delta):
@@ -310,6 +336,15 @@ class BaseSaddleSolver(BaseEstimator):
     problem = "saddle"
     neighbouring = "replace_one"
     privacy_notion = "approx"
+    #: Constraints of the solver's parameters (see :meth:`validate_params`).
+    _parameter_constraints: dict = {}
+
+    def validate_params(self):
+        """``InvalidParameterError`` naming a parameter outside its constraints.
+
+        Called by :func:`resolve_saddle_solver`, before any data is read.
+        """
+        self._validate_params()
 
     def resolve(self, epsilon, delta, plan):
         raise NotImplementedError
@@ -376,6 +411,15 @@ class DPSMD(BaseSaddleSolver):
     """
 
     name = "dp-smd"
+    _parameter_constraints = {
+        "max_iter": [
+            Interval(Integral, 1, None, closed="left"),
+            StrOptions({"auto", "theory"}),
+            None,
+        ],
+        "n_vertex_samples": [Interval(Integral, 1, None, closed="left"), None],
+        "step_size": [Interval(Real, 0, None, closed="neither"), None],
+    }
 
     def __init__(self, max_iter=None, n_vertex_samples=None, step_size=None):
         self.max_iter = max_iter
@@ -439,9 +483,15 @@ class DPSMD(BaseSaddleSolver):
             T = int(self.max_iter)
             if not 1 <= T <= n:
                 raise ValueError(f"max_iter must be in [1, n_samples={n}], got {T}.")
+        m = 2 * T * (K + 1)
+        if m > MAX_VERTEX_SAMPLES:
+            raise ValueError(
+                f"dp-smd would draw 2 max_iter (n_vertex_samples + 1) = {m} vertex "
+                f"samples; at most {MAX_VERTEX_SAMPLES} are allowed. Lower "
+                "n_vertex_samples or max_iter."
+            )
         tau, eps0 = self._tau(T, K, epsilon, delta, plan)
         B = n // T
-        m = 2 * T * (K + 1)
         eps_sample = (
             4 * tau * plan.lipschitz / B if math.isfinite(epsilon) else math.inf
         )
@@ -517,6 +567,9 @@ class DPSMDBR(BaseSaddleSolver):
     """
 
     name = "dp-smd-br"
+    _parameter_constraints = {
+        "budget_scale": [Interval(Real, 0, None, closed="neither")],
+    }
 
     def __init__(self, budget_scale=1.0):
         self.budget_scale = budget_scale
@@ -541,7 +594,9 @@ class DPSMDBR(BaseSaddleSolver):
                 U = min(U, n / 2)
             else:
                 U = n / 2
-            U = max(4.0, U * float(self.budget_scale))
+            # every unit of U consumes at least one row (b_N >= 2^N), so a
+            # budget past n + 2^M never binds: capping keeps U an int64
+            U = min(max(4.0, U * float(self.budget_scale)), n + 2.0**M)
             M_new = max(1, int(math.floor(math.log2(math.sqrt(U)))))
             if M_new == M:
                 break
@@ -553,6 +608,12 @@ class DPSMDBR(BaseSaddleSolver):
                 1 / 3
             )
             alpha = min(alpha, 1.0)
+            if not alpha * n >= 1.0:
+                raise ValueError(
+                    f"dp-smd-br: epsilon={epsilon!r} is too small for n_samples={n}: "
+                    "one batch of ceil(1 / alpha) rows would exceed the data; raise "
+                    "epsilon or use solver='dp-smd'."
+                )
             eps0 = br_sample_epsilon(tau, alpha, M, L0)
             # largest U meeting the exact filter with 6 U samples
             a = 6 * eps0**2
@@ -596,7 +657,12 @@ class DPSMDBR(BaseSaddleSolver):
             params["step_size"], perm, prob, dx, dy, rng, cnt_x, cnt_y,
         )  # fmt: skip
         if steps == 0:
-            raise ValueError("dp-smd-br took no step: n_samples too small for alpha.")
+            raise ValueError(
+                f"dp-smd-br took no step: its first batch of ceil(2^N / alpha) rows "
+                f"(alpha={params['alpha_batch']:.3g}) exceeded n_samples="
+                f"{plan.n_samples}; use more data, a larger epsilon or "
+                "solver='dp-smd'."
+            )
         event = self.make_event(params)
         return SaddleResult(
             x=cnt_x / steps,
@@ -642,6 +708,12 @@ class DPSGDA(BaseSaddleSolver):
     """
 
     name = "dp-sgda"
+    _parameter_constraints = {
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        # upper limits keep noise x step far from float64 overflow
+        "clip_norm": [Interval(Real, 0, 1e100, closed="right"), None],
+        "learning_rate": [Interval(Real, 0, 1e100, closed="right")],
+    }
 
     def __init__(self, max_iter=None, clip_norm=None, learning_rate=0.5):
         self.max_iter = max_iter
@@ -727,30 +799,46 @@ def resolve_saddle_solver(solver, allowed=None):
         if solver not in SADDLE_SOLVERS or (allowed and solver not in allowed):
             names = sorted(allowed or SADDLE_SOLVERS)
             raise ValueError(f"solver={solver!r} is not one of {names}.")
-        return SADDLE_SOLVERS[solver]()
+        solver = SADDLE_SOLVERS[solver]()
+        solver.validate_params()
+        return solver
     if isinstance(solver, BaseSaddleSolver):
         if allowed and solver.name not in allowed:
             raise ValueError(f"solver {solver.name!r} is not one of {sorted(allowed)}.")
-        return clone(solver)
+        solver = clone(solver)
+        solver.validate_params()
+        return solver
     raise TypeError(
         "solver must be a saddle solver name (str) or a saddle solver object, "
         f"got {type(solver).__name__}."
     )
 
 
-def run_saddle(solver, problem, plan, epsilon, delta, rng):
-    """Resolve parameters, run ``solver`` on ``problem``, attach the epsilon."""
+def plan_saddle(solver, plan, epsilon, delta):
+    """``(params, event, epsilon of the event)`` from public quantities only.
+
+    What :func:`run_saddle` will run and account, before any data is read.
+    """
     params = solver.resolve(epsilon, delta, plan)
-    result = solver.solve(problem, plan, params, rng)
-    event = result.dp_event
+    event = solver.make_event(params)
+    if isinstance(event, NonPrivateDpEvent):
+        return params, event, math.inf
     if isinstance(solver, DPSGDA):
         from ..privacy import compute_epsilon
 
-        eps = (
-            math.inf
-            if isinstance(event, NonPrivateDpEvent)
-            else compute_epsilon(event, delta, "rdp", "replace_one")
-        )
-    else:
-        eps = event_epsilon(event, delta)
-    return SaddleResult(result.x, result.y, result.n_iter, event, eps, params)
+        return params, event, compute_epsilon(event, delta, "rdp", "replace_one")
+    return params, event, event_epsilon(event, delta)
+
+
+def run_saddle(solver, problem, plan, epsilon, delta, rng):
+    """Resolve parameters, check the guarantee, run ``solver`` on ``problem``.
+
+    Raises ``ValueError`` before the run if the accounted epsilon is not a
+    number or exceeds ``epsilon`` (see :func:`dpestim.privacy.check_guarantee`).
+    """
+    from ..privacy import check_guarantee
+
+    params, event, eps = plan_saddle(solver, plan, epsilon, delta)
+    check_guarantee(eps, epsilon, what=f"solver={solver.name!r}")
+    result = solver.solve(problem, plan, params, rng)
+    return SaddleResult(result.x, result.y, result.n_iter, result.dp_event, eps, params)

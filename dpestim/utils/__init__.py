@@ -1,5 +1,5 @@
 """Validation helpers shared by the estimators."""
 
-from .validation import check_generator
+from .validation import check_generator, check_label_values
 
-__all__ = ["check_generator"]
+__all__ = ["check_generator", "check_label_values"]

@@ -1,10 +1,41 @@
-"""Validation helpers: random state -> Generator."""
+"""Validation helpers: random state -> Generator, label sets."""
 
+import math
 import numbers
 
 import numpy as np
 
-__all__ = ["check_generator"]
+__all__ = ["check_generator", "check_label_values"]
+
+
+def check_label_values(values, name):
+    """Refuse labels that cannot be sorted and matched consistently.
+
+    Class labels are sorted (``np.unique``) and matched by equality, so they
+    must be all strings or all numbers, and never NaN (``nan != nan``: a NaN
+    class could never be predicted as itself).
+
+    Parameters
+    ----------
+    values : array-like
+        Labels (``y`` or ``classes``).
+    name : str
+        Parameter named in the error.
+    """
+    a = np.asarray(values)
+    if a.dtype == object:
+        flat = a.ravel()
+        is_str = [isinstance(v, str) for v in flat]
+        if any(is_str) and not all(is_str):
+            kinds = sorted({type(v).__name__ for v in flat})
+            raise TypeError(
+                f"{name} mixes strings with other types ({kinds}); labels must be "
+                "all strings or all numbers."
+            )
+        if any(isinstance(v, numbers.Real) and math.isnan(v) for v in flat):
+            raise ValueError(f"{name} contains NaN, which cannot be a class label.")
+    elif a.dtype.kind == "f" and np.isnan(a).any():
+        raise ValueError(f"{name} contains NaN, which cannot be a class label.")
 
 
 def check_generator(random_state):

@@ -101,7 +101,10 @@ def np_accelerated(X, Y, plan, solver, noise_multiplier, rng):
     W = np.full((K, d), float(solver.coef_init))
     b = np.full(K, float(solver.coef_init)) if plan.fit_intercept else np.zeros(K)
     Wp, bp = W.copy(), b.copy()
+    from twins import np_sampling_key
+
     perm = np.arange(n)
+    key = np_sampling_key(rng) if (m < n and not laplace) else None
     for t in range(T):
         if restarts[t]:
             Wp, bp = W.copy(), b.copy()
@@ -115,9 +118,9 @@ def np_accelerated(X, Y, plan, solver, noise_multiplier, rng):
         elif laplace:
             rows = np_sample_without_replacement(rng, n, m, perm)
         else:
-            from twins import np_poisson_sample
+            from twins import np_poisson_sample_range
 
-            rows = np_poisson_sample(rng, n, m / n)
+            rows = np_poisson_sample_range(key, t, m / n, 0, n)
         clip = np_l1_clipped_grad_sum if laplace else _np_l2
         G, g0 = clip(X, Y, rows, PW, pb, plan.loss, plan.clip_norm, plan.fit_intercept)
         s = nms[t] * unit

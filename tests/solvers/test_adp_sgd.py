@@ -10,7 +10,12 @@ import pytest
 import scipy.sparse as sp
 import sklearn.linear_model as sk
 from test_dp_sgd import _plan  # the same small ERMPlan factory
-from twins import make_targets, np_clipped_grad_sum, np_poisson_sample
+from twins import (
+    make_targets,
+    np_clipped_grad_sum,
+    np_poisson_sample_range,
+    np_sampling_key,
+)
 
 from dpestim import LinearSVC, LogisticRegression, Ridge
 from dpestim.exceptions import PrivacyBudgetWarning
@@ -34,8 +39,9 @@ def np_adaptive_sgd(X, Y, plan, q, stds, rates, rng, adagrad=None, leaky=False):
     denom = q * n
     b_sq = adagrad[0] if adagrad else None
     released, steps, iterates = [], [], [(W.copy(), b.copy())]
+    key = np_sampling_key(rng) if q < 1 else None
     for t in range(len(rates)):
-        rows = np_poisson_sample(rng, n, q)
+        rows = np_poisson_sample_range(key, t, q, 0, n)
         G, g0 = np_clipped_grad_sum(
             X, Y, rows, W, b, plan.loss, plan.clip_norm, plan.fit_intercept
         )
@@ -322,9 +328,10 @@ def test_adagrad_trajectory_ignores_unclipped_gradient():
     solver = ADPAdaGrad(b0_sq=0.5)
     a = solver.solve(X, Y, plan, 1.0, np.random.default_rng(3))
     b = solver.solve(X, Y2, plan, 1.0, np.random.default_rng(3))
-    np.testing.assert_array_equal(a.coef, b.coef)
-    np.testing.assert_array_equal(
-        a.attributes["learning_rates_"], b.attributes["learning_rates_"]
+    # equal up to the rounding of the clip factor of record 7 (one ulp)
+    np.testing.assert_allclose(a.coef, b.coef, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        a.attributes["learning_rates_"], b.attributes["learning_rates_"], rtol=1e-12
     )
     stds = solver.noise_scales(plan) * plan.clip_norm
     args = (
@@ -413,18 +420,21 @@ def test_all_estimators_fit_and_expose_schedules(est_cls, solver, binary_data):
 @pytest.mark.parametrize(
     "solver,match",
     [
-        (ADPSGD("cosine"), "schedule must be one of"),
-        (ADPSGD(a=0.0), "a must be"),
-        (ADPSGD(c=-1.0), "c must be"),
+        (ADPSGD("cosine"), "'schedule' parameter of ADPSGD must be"),
+        (ADPSGD(a=0.0), "'a' parameter of ADPSGD must be"),
+        (ADPSGD(c=-1.0), "'c' parameter of ADPSGD must be"),
         (ADPSGD("sqrt_decay", eta_end=5.0), "eta_end must be"),
-        (ADPSGD(noise_shape="inverse"), "noise_shape must be"),
-        (ADPSGD(n_noise_levels=0), "n_noise_levels must be"),
-        (ADPAdaGrad(b0_sq=-1.0), "b0_sq must be"),
-        (ADPAdaGrad(nu=0.0), "nu must be"),
-        (ADPAdaGrad(beta="x"), "beta must be"),
-        (ADPAdaGrad(alpha_growth=np.nan), "alpha_growth must be"),
-        (ADPAdaGrad(debias="yes"), "debias must be"),
-        (ADPAdaGrad(noise_shape="constant", nu=-1.0), "nu must be"),
+        (ADPSGD(noise_shape="inverse"), "'noise_shape' parameter of ADPSGD must be"),
+        (ADPSGD(n_noise_levels=0), "'n_noise_levels' parameter of ADPSGD must be"),
+        (ADPAdaGrad(b0_sq=-1.0), "'b0_sq' parameter of ADPAdaGrad must be"),
+        (ADPAdaGrad(nu=0.0), "'nu' parameter of ADPAdaGrad must be"),
+        (ADPAdaGrad(beta="x"), "'beta' parameter of ADPAdaGrad must be"),
+        (
+            ADPAdaGrad(alpha_growth=np.nan),
+            "'alpha_growth' parameter of ADPAdaGrad must be",
+        ),
+        (ADPAdaGrad(debias="yes"), "'debias' parameter of ADPAdaGrad must be"),
+        (ADPAdaGrad(noise_shape="constant", nu=-1.0), "'nu' parameter of ADPAdaGrad"),
     ],
 )
 @pytest.mark.parametrize("epsilon", [1.0, np.inf])

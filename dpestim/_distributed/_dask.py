@@ -1,0 +1,223 @@
+"""The gradient step on a Dask cluster: blocks stay on the workers.
+
+One :class:`BlockActor` per worker holds that worker's row blocks of X (in
+memory, or as Dask graphs re-read from their store at every step) and the
+matching encoded targets, for the whole fit. A step is one method call per
+actor with the current weights: each actor returns the clipped-gradient sum
+of the step's Poisson sample in each of its blocks, the driver adds them in
+the global block order, draws the noise once from its own generator and
+takes the step. No task graph is built per step.
+"""
+
+import contextlib
+
+import numpy as np
+
+from ._blocks import block_problem, block_sum, row_sq_norms
+
+__all__ = ["BlockActor", "DaskBlocks"]
+
+
+class _Graph:
+    """Opaque holder, so that Dask does not compute a block when shipping it."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def load(self):
+        return np.asarray(self.array.compute(scheduler="sync"))
+
+
+class BlockActor:
+    """Row blocks of X living on one Dask worker for the duration of a fit.
+
+    Parameters
+    ----------
+    starts : list of int
+        Global index of the first row of each block.
+    *blocks : ndarrays, or :class:`_Graph` when streaming
+        The blocks, in the order of ``starts``.
+    """
+
+    def __init__(self, starts, *blocks):
+        self.starts = list(starts)
+        self.stream = bool(blocks) and isinstance(blocks[0], _Graph)
+        if self.stream:
+            self.blocks = list(blocks)
+            self.norms = [None] * len(blocks)
+        else:
+            self.blocks = [np.ascontiguousarray(B, dtype=np.float64) for B in blocks]
+            self.norms = [row_sq_norms(B) for B in self.blocks]
+        self.Y = None
+        size = max((self._rows(i) for i in range(len(blocks))), default=0)
+        self.local = np.empty(size, dtype=np.int64)
+
+    def _rows(self, i):
+        if self.stream:
+            return int(self.blocks[i].array.shape[0])
+        return self.blocks[i].shape[0]
+
+    def validate(self):
+        """Problems found in the blocks (messages naming no row or value)."""
+        problems = []
+        for B in self.blocks:
+            problem = block_problem(B.load() if self.stream else B)
+            if problem is not None:
+                problems.append(problem)
+        return problems
+
+    def set_targets(self, Ys):
+        """Keep the encoded targets of every block (``None`` releases them)."""
+        self.Y = None if Ys is None else [np.ascontiguousarray(Y) for Y in Ys]
+
+    def clipped_sums(self, key, step, q, W, b, plan):
+        """Per-block clipped-gradient sums of the step's Poisson sample.
+
+        Returns
+        -------
+        G : ndarray of shape (n_blocks, K, d)
+        g0 : ndarray of shape (n_blocks, K)
+        """
+        K, d = W.shape
+        G = np.empty((len(self.blocks), K, d))
+        g0 = np.empty((len(self.blocks), K))
+        for i, (B, start) in enumerate(zip(self.blocks, self.starts)):
+            if self.stream:
+
+                def rows(sel, B=B):
+                    X = np.ascontiguousarray(B.load(), dtype=np.float64)
+                    return X if sel is None else np.ascontiguousarray(X[sel])
+
+                X = rows
+            else:
+                X = B
+            G[i], g0[i] = block_sum(
+                X, self.Y[i], self.norms[i], start, self.local, key, step, q, W, b,
+                plan,
+            )  # fmt: skip
+        return G, g0
+
+
+class DaskBlocks:
+    """A row-chunked Dask array fitted on a ``dask.distributed`` cluster.
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n_samples, n_features)
+        Known chunk sizes; the columns are gathered into one chunk.
+    client : distributed.Client
+    persist : bool, default=True
+        ``True``: each worker loads its blocks into memory once. ``False``:
+        each worker re-reads its blocks from their source (e.g.
+        ``dask.array.from_zarr``) at every step, one block at a time, so that
+        a worker's memory holds one block, not its share of X.
+    """
+
+    _dpestim_blocked = True
+
+    def __init__(self, X, client, persist=True):
+        self.X = X.rechunk({1: -1}) if X.numblocks[1] > 1 else X
+        self.client = client
+        self.persist = bool(persist)
+        self.shape = tuple(int(s) for s in X.shape)
+        sizes = self.X.chunks[0]
+        self.starts = [int(s) for s in np.concatenate([[0], np.cumsum(sizes)[:-1]])]
+        self.stops = [s + int(c) for s, c in zip(self.starts, sizes)]
+        self.actors = None
+
+    def _start_actors(self):
+        client = self.client
+        workers = sorted(client.scheduler_info()["workers"])
+        if not workers:
+            raise RuntimeError("The Dask cluster has no workers.")
+        n_blocks = len(self.starts)
+        owner = [workers[i * len(workers) // n_blocks] for i in range(n_blocks)]
+        if self.persist:
+            delayed = self.X.to_delayed().ravel()
+            blocks = [
+                client.compute(
+                    delayed[i], workers=[owner[i]], allow_other_workers=True
+                )
+                for i in range(n_blocks)
+            ]
+        else:
+            blocks = [_Graph(self.X.blocks[i]) for i in range(n_blocks)]
+        self.actors, self.layout = [], []
+        for w in workers:
+            mine = [i for i in range(n_blocks) if owner[i] == w]
+            if not mine:
+                continue
+            fut = client.submit(
+                BlockActor,
+                [self.starts[i] for i in mine],
+                *[blocks[i] for i in mine],
+                actor=True,
+                workers=[w],
+                allow_other_workers=False,
+                pure=False,
+            )
+            self.actors.append(fut.result())
+            self.layout.append(mine)
+        self._keep = blocks  # the chunk futures live as long as the fit
+
+    def validate(self):
+        """Load the blocks onto the workers and check them all (before noise)."""
+        if self.actors is None:
+            self._start_actors()
+        for found in _results(lambda a: a.validate(), self.actors, "validating X"):
+            if found:
+                self.close()
+                raise ValueError(found[0])
+
+    def close(self):
+        """Release the actors and the blocks they hold."""
+        self.actors = None
+        self._keep = None
+
+    @contextlib.contextmanager
+    def gradient_oracle(self, Y, plan):
+        """Yield ``clipped_sum(key, step, q, W, b) -> (G, g0)`` over the cluster."""
+        if self.actors is None:
+            self.validate()
+        targets = {
+            id(a): [Y[self.starts[i] : self.stops[i]] for i in mine]
+            for a, mine in zip(self.actors, self.layout)
+        }
+        _results(lambda a: a.set_targets(targets[id(a)]), self.actors, "sending y")
+        n_blocks = len(self.starts)
+
+        def clipped_sum(key, step, q, W, b):
+            sums = _results(
+                lambda a: a.clipped_sums(key, step, q, W, b, plan),
+                self.actors,
+                f"computing step {step}",
+            )
+            G = np.empty((n_blocks,) + W.shape)
+            g0 = np.empty((n_blocks,) + b.shape)
+            for (Gs, gs), mine in zip(sums, self.layout):
+                G[mine], g0[mine] = Gs, gs
+            # fixed reduction order: the global block order, whatever the workers
+            return G.sum(axis=0), g0.sum(axis=0)
+
+        try:
+            yield clipped_sum
+        finally:
+            self.close()
+
+
+def _results(call, actors, what):
+    """``call(actor)`` on every actor at once, then all the results.
+
+    A lost worker (or any failure) aborts the fit with a clear error before
+    the driver uses any partial sum of the step: a step is computed from
+    every block or not taken at all.
+    """
+    try:
+        return [f.result() for f in [call(a) for a in actors]]
+    except Exception as exc:  # a worker died, a comm closed, ...
+        raise RuntimeError(
+            f"A Dask worker failed while {what} ({type(exc).__name__}: {exc}). "
+            "The private fit was aborted before applying this step: no step was "
+            "applied with a partial sum and no model was released. Fit again "
+            "(the same random_state reproduces the same run)."
+        ) from exc

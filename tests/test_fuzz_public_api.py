@@ -1,0 +1,239 @@
+"""Hypothesis fuzz test of the whole public surface (issue 13).
+
+Estimators x solvers (by name or as objects with drawn parameters) x
+estimator parameters x inputs, good and bad. Every fit must end, within a
+time limit, in a clean ``ValueError`` / ``TypeError`` (never a numba or
+NumPy internal error, a hang or a ``MemoryError``) or in a finite model whose
+``epsilon_`` is within the requested epsilon and whose predictions are labels
+of ``classes_``. The default run is bounded (``derandomize=True``, a few dozen
+examples); ``-m slow`` runs a longer search.
+"""
+
+import math
+import os
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from reliability_helpers import is_clean_error, time_limit
+
+from dpestim import (
+    FairLogisticRegression,
+    LinearSVC,
+    LogisticRegression,
+    MinimaxLogisticRegression,
+    MinimaxRegressor,
+    Ridge,
+)
+from dpestim.solvers import SADDLE_SOLVERS, SOLVERS
+
+ERM = [LogisticRegression, LinearSVC, Ridge]
+MINIMAX = [MinimaxLogisticRegression, MinimaxRegressor, FairLogisticRegression]
+LINEAR_SADDLE = ["dp-smd", "dp-smd-br"]
+
+
+def _mostly(good, bad, odds=15):
+    """``good`` ``odds`` times out of ``odds + 1``, else ``bad``: each field is
+    usually valid, so that many examples get past validation and fit."""
+    return st.integers(0, odds).flatmap(lambda k: bad if k == 0 else good)
+
+
+def _pick(*values):
+    return st.sampled_from(values)
+
+
+REALS = st.sampled_from(
+    [-1.0, 0.0, 1e-300, 1e-3, 0.3, 1.0, 4.0, 1e3, 1e300, math.inf, -math.inf, math.nan]
+)
+INTS = st.sampled_from([-1, 0, 1, 2, 3, 50, 10**12])
+
+
+def _solver_params(cls):
+    """Each parameter: its default, or a drawn (often bad) value."""
+    fields = {}
+    for name, default in cls().get_params().items():
+        if isinstance(default, bool):
+            bad = st.sampled_from([True, False, "yes"])
+        elif isinstance(default, str):
+            bad = st.sampled_from([default, "unknown"])
+        elif isinstance(default, int):
+            bad = INTS
+        else:
+            bad = st.one_of(REALS, INTS)
+        fields[name] = _mostly(st.just(default), bad, odds=6)
+    return st.fixed_dictionaries(fields).map(lambda p: cls(**p))
+
+
+def _solver(names, registry):
+    return st.one_of(
+        st.sampled_from(names),
+        st.sampled_from(names).flatmap(lambda n: _solver_params(registry[n])),
+    )
+
+
+@st.composite
+def _matrix(draw, n, d):
+    scale = draw(_mostly(_pick(1.0, 0.1, 10.0), _pick(0.0, 1e-300, 1e3, 1e100, 1e160)))
+    X = np.random.default_rng(draw(st.integers(0, 2**16))).normal(size=(n, d)) * scale
+    poison = draw(_mostly(st.none(), _pick(np.nan, np.inf)))
+    if poison is not None:
+        X[0, 0] = poison
+    return X
+
+
+@st.composite
+def _labels(draw, n):
+    kind = draw(_mostly(_pick("int", "int3", "str"), _pick("mixed", "float", "one")))
+    base = np.arange(n) % (3 if kind == "int3" else 2)
+    if kind == "str":
+        return np.where(base == 1, "yes", "no")
+    if kind == "mixed":
+        mixed = base.astype(object)
+        mixed[base == 1] = "yes"
+        return mixed
+    if kind == "float":
+        return base + 0.5
+    if kind == "one":
+        return np.zeros(n, dtype=int)
+    return base
+
+
+def _classes(y):
+    return _mostly(
+        _pick(None, "exact"),
+        _pick([0, 1], [0, 1, math.nan], np.array([0, "a"], dtype=object)),
+    ).map(
+        lambda c: (
+            list(dict.fromkeys(np.asarray(y).tolist())) if isinstance(c, str) else c
+        )
+    )
+
+
+COMMON = {
+    "epsilon": _mostly(_pick(0.5, 1.0, 10.0, math.inf), _pick(1e-300, -1.0, math.nan)),
+    "delta": _mostly(_pick(1e-5, 1e-3), _pick(0.0, 0.5, 1.0, -1.0)),
+    "fit_intercept": _mostly(_pick(True, False), st.just("yes")),
+    "random_state": st.integers(0, 3),
+}
+
+
+@st.composite
+def erm_case(draw):
+    cls = draw(st.sampled_from(ERM))
+    n, d = draw(_pick(1, 2, 7, 30)), draw(_pick(1, 3))
+    X = draw(_matrix(n, d))
+    if draw(st.booleans()):
+        X = sp.csr_matrix(X)
+    if cls is Ridge:
+        y = X[:, 0].toarray().ravel() if sp.issparse(X) else X[:, 0].copy()
+        y = draw(_mostly(st.just(y), _pick(np.asarray(y, dtype=str), y * 1e200)))
+        extra = {}
+    else:
+        y = draw(_labels(n))
+        extra = {"classes": draw(_classes(y))}
+    params = draw(st.fixed_dictionaries(COMMON)) | extra
+    params |= draw(
+        st.fixed_dictionaries(
+            {
+                "max_iter": _mostly(_pick(1, 2, 3), _pick(0, 10**12)),
+                "batch_size": _mostly(_pick(1, 4, 256), st.just(0)),
+                "learning_rate": _mostly(_pick(0.1, 0.5), _pick(1e300, 0.0, math.nan)),
+                "alpha": _mostly(_pick(0.0, 1e-4, 1.0), _pick(1e300, -1.0)),
+                "clip_norm": _mostly(_pick(1.0, 0.1), _pick(1e-300, 1e100, math.inf)),
+                "noise_multiplier": _mostly(st.none(), _pick(0.0, 1.0, 1e-3)),
+                "solver": _solver(sorted(SOLVERS), SOLVERS),
+            }
+        )
+    )
+    if params["noise_multiplier"] is not None and draw(st.booleans()):
+        params["epsilon"] = None
+    return cls(**params), X, y, {}
+
+
+@st.composite
+def minimax_case(draw):
+    cls = draw(st.sampled_from(MINIMAX))
+    n, d = draw(_pick(2, 9, 40, 400)), draw(_pick(1, 3))
+    X = draw(_matrix(n, d))
+    a = np.arange(n) % 2
+    params = draw(st.fixed_dictionaries(COMMON))
+    params |= draw(
+        st.fixed_dictionaries(
+            {
+                "l1_radius": _mostly(_pick(1.0, 4.0), REALS),
+                "feature_bound": _mostly(_pick(1.0, 2.0), REALS),
+                "groups": _mostly(_pick(None, [0, 1]), _pick([], [0])),
+                "group_proportions": _mostly(
+                    _pick("private", "uniform", [0.5, 0.5]),
+                    _pick([math.inf, math.inf], [0.0, 1.0], [0.5]),
+                ),
+                "min_group_proportion": _mostly(_pick(None, 0.1), _pick(1e-300, 0.0)),
+                "solver": _solver(LINEAR_SADDLE, SADDLE_SOLVERS),
+            }
+        )
+    )
+    if cls is MinimaxRegressor:
+        params["target_bound"] = draw(_mostly(_pick(1.0, 3.0), REALS))
+        y = X[:, 0].copy()
+    else:
+        y = draw(_labels(n))
+        params["classes"] = draw(_classes(y))
+    return cls(**params), X, y, {"sensitive_features": a}
+
+
+def _check(case):
+    est, X, y, fit_params = case
+    requested = est.epsilon
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with time_limit(30):
+                est.fit(X, y, **fit_params)
+                pred = est.predict(X)
+    except Exception as exc:  # noqa: BLE001 - classified below
+        assert is_clean_error(exc), (
+            f"{est!r}: {type(exc).__module__}.{type(exc).__name__}: {exc}"
+        )
+        event("refused")
+        if os.environ.get("DPESTIM_FUZZ_LOG"):
+            print("REFUSED", type(exc).__name__, str(exc)[:100])
+        return
+    event(f"fitted {type(est).__name__}")
+    if os.environ.get("DPESTIM_FUZZ_LOG"):
+        print("FITTED", type(est).__name__, est.solver_.name)
+    coef = np.asarray(est.coef_, dtype=float)
+    assert np.isfinite(coef).all() and np.isfinite(est.intercept_).all()
+    if requested is not None and math.isfinite(requested):
+        assert est.epsilon_ <= requested * (1 + 1e-9), (est.epsilon_, requested)
+    else:
+        assert not math.isnan(est.epsilon_)
+    assert pred.shape[0] == X.shape[0]
+    if hasattr(est, "classes_"):
+        assert np.isin(pred, est.classes_).all()
+        assert np.isin(np.asarray(y), est.classes_).all()
+
+
+FAST = settings(
+    max_examples=int(os.environ.get("DPESTIM_FUZZ_EXAMPLES", 40)),
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+    database=None,
+)
+SLOW = settings(FAST, max_examples=600)
+
+
+@FAST
+@given(case=st.one_of(erm_case(), minimax_case()))
+def test_fuzz_public_surface(case):
+    _check(case)
+
+
+@pytest.mark.slow
+@SLOW
+@given(case=st.one_of(erm_case(), minimax_case()))
+def test_fuzz_public_surface_long(case):
+    _check(case)
