@@ -279,7 +279,7 @@ default="geometric"
         est = self._candidate(params)
         _final_private_step(est).set_params(noise_multiplier=nm)
         probe = _Interceptor()
-        push_target(probe)
+        push_target(probe, thread_local=True)
         try:
             est.fit(X, y)
         except _Probe:
@@ -437,7 +437,7 @@ default="geometric"
             est = self._candidate(params)
             _final_private_step(est).set_params(noise_multiplier=nm)
             guard = _Interceptor(expected)
-            push_target(guard)
+            push_target(guard, thread_local=True)
             try:
                 est.fit(X_tr, y_tr)
             finally:

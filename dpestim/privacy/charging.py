@@ -7,8 +7,9 @@ active charge targets (for example a :class:`dpestim.model_selection.
 PrivacyBudget`), which may record it or refuse it by raising; a refusal
 therefore stops the fit before any private computation.
 
-Targets are found in two places:
+Targets are found in three places, asked in this order:
 
+- a per-thread stack (model selection's candidates);
 - a process-wide stack filled by ``with target:`` blocks (innermost first);
 - the environment variable ``DPESTIM_BUDGET_LEDGERS`` (file ledgers, ``os.
   pathsep``-separated), which child processes such as joblib's loky workers
@@ -29,6 +30,7 @@ ENV_VAR = "DPESTIM_BUDGET_LEDGERS"
 
 _lock = threading.RLock()
 _stack = []  # innermost last
+_local = threading.local()  # .stack: this thread's targets, innermost last
 _env_targets = {}  # path -> target rebuilt from the environment (workers)
 
 
@@ -65,26 +67,36 @@ class FitCharge:
     plan: Any = field(default=None, repr=False, compare=False)
 
 
-def push_target(target):
-    """Make ``target`` the innermost charge target of this process."""
+def push_target(target, thread_local=False):
+    """Make ``target`` the innermost charge target of this process.
+
+    With ``thread_local=True`` it sees only the fits of the calling thread
+    (and is asked before the process-wide targets): model selection uses
+    this for its candidates, so that fits in other threads are unaffected.
+    """
+    if thread_local:
+        _local.__dict__.setdefault("stack", []).append(target)
+        return
     with _lock:
         _stack.append(target)
 
 
 def pop_target(target):
-    """Remove ``target`` (pushed by :func:`push_target`) from the stack."""
+    """Remove ``target`` (pushed by :func:`push_target`) from its stack."""
     with _lock:
-        for i in range(len(_stack) - 1, -1, -1):
-            if _stack[i] is target:
-                del _stack[i]
-                return
+        for stack in (_local.__dict__.get("stack", []), _stack):
+            for i in range(len(stack) - 1, -1, -1):
+                if stack[i] is target:
+                    del stack[i]
+                    return
     raise RuntimeError("pop_target: target is not active.")
 
 
 def _targets():
     """Active targets, innermost first: the stack, then inherited ledgers."""
     with _lock:
-        targets = list(reversed(_stack))
+        targets = list(reversed(_local.__dict__.get("stack", [])))
+        targets += list(reversed(_stack))
     seen = {getattr(t, "ledger_path", None) for t in targets}
     paths = [p for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p]
     for path in reversed(paths):

@@ -1,5 +1,7 @@
 """PrivacyBudget: composition by dp-accounting, refusal before the fit, workers."""
 
+import threading
+
 import dp_accounting
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ from dpestim.exceptions import BudgetExceededError
 from dpestim.model_selection import PrivacyBudget
 from dpestim.preprocessing import StandardScaler
 from dpestim.privacy import compute_epsilon
+from dpestim.privacy.charging import pop_target, push_target
 from dpestim.privacy.ledger import accountable_event
 
 
@@ -112,3 +115,27 @@ def test_bad_budget_parameters():
         PrivacyBudget(1, 1.5)
     with pytest.raises(ValueError, match="accountant"):
         PrivacyBudget(1, accountant="basic")
+
+
+def test_thread_local_target_sees_only_its_thread(data):
+    X, y = data
+
+    class Recorder:
+        def __init__(self):
+            self.labels = []
+
+        def charge(self, charge):
+            self.labels.append(charge.label)
+            return False
+
+    rec = Recorder()
+    push_target(rec, thread_local=True)
+    try:
+        other = threading.Thread(target=lambda: _lr(0.5).fit(X, y))
+        other.start()
+        other.join()
+        assert rec.labels == []
+        _lr(0.5).fit(X, y)
+        assert len(rec.labels) == 1
+    finally:
+        pop_target(rec)
