@@ -396,7 +396,9 @@ default="geometric"
 
         # The mechanism of one candidate (probed, nothing runs) and its noise;
         # relative values are resolved against the estimator's own plan.
-        own = {n: v for n, v in candidates[0].items() if not isinstance(v, Factor)}
+        own = {
+            name: v for name, v in candidates[0].items() if not isinstance(v, Factor)
+        }
         charges = self._probe(own, X_tr, y_tr, 1.0)
         candidates = [resolve_relative(c, charges[-1].plan) for c in candidates]
         fixed = [c.dp_event for c in charges[:-1]]
