@@ -3,6 +3,16 @@
 import numpy as np
 import pytest
 
+from dpestim.privacy import set_calibration_cache
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_calibration_cache(tmp_path_factory):
+    """Keep the test run's on-disk calibration cache out of the user's cache."""
+    set_calibration_cache(True, tmp_path_factory.mktemp("calibration-cache"))
+    yield
+    set_calibration_cache(True, None)
+
 
 @pytest.fixture
 def binary_data():

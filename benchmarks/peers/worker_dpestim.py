@@ -1,7 +1,8 @@
 """dpestim speed worker (runs in dpestim's own environment).
 
 Task ``fit``: ``dpestim.LogisticRegression`` with a fixed noise multiplier
-(``epsilon=None``), the given solver and schedule, on the task's data (float64).
+(``epsilon=None``), the given solver and schedule, on the task's data (float64,
+or ``task["dtype"]``).
 numba compilation is excluded by a warm-up fit on the first 1,000 rows. Prints
 the whole-fit wall time divided by the number of epochs (this includes
 dpestim's own accounting of the run), peak RSS during the timed fit, test
@@ -32,7 +33,9 @@ def fit(task):
 
     X, y, Xt, yt = load_task_data(task["data"])
     data_digest = digest(X, y)
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    # float64 by default; task["dtype"] = "float32" times float32 input
+    # (kept as is by the gradient solvers, no float64 copy).
+    X = np.ascontiguousarray(X, dtype=np.dtype(task.get("dtype", "float64")))
     classes = list(range(int(task["n_classes"])))
     params = dict(
         solver=task["solver"],

@@ -19,6 +19,7 @@ from ..privacy import ACCOUNTANTS, PrivacyReport, check_guarantee
 from ..privacy.charging import FitCharge, charge_fit
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, resolve_solver
 from ..utils import check_generator
+from ..utils._rows import row_sq_norms
 from ..utils.fit_warnings import collect_fit_warnings, warn_in_fit
 
 #: Largest noise multiplier (and clip norm): beyond it the noise, or the
@@ -99,9 +100,19 @@ class BaseDPLinearModel(BaseEstimator):
         """Emit a warning and remember it for :meth:`privacy_report`."""
         warn_in_fit(message, category, stacklevel=3)
 
-    def _validate_X_y(self, X, y, **kwargs):
+    def _validate_X_y(self, X, y, *, dtype=np.float64, **kwargs):
+        # No separate finiteness pass: the squared row norms (needed by the
+        # solvers anyway, and remembered for them) are finite iff every entry
+        # is finite and no row overflows.
         X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=np.float64, order="C", **kwargs
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=dtype,
+            order="C",
+            ensure_all_finite=False,
+            **kwargs,
         )
         # Kernels always get writeable arrays: a read-only one (memmap, pandas
         # copy-on-write) would make numba compile a second set of kernels.
@@ -115,10 +126,12 @@ class BaseDPLinearModel(BaseEstimator):
             # disagree with the gradients actually summed.
             X = X.copy()
             X.sum_duplicates()
-        sq = (
-            X.multiply(X).sum(axis=1) if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
-        )
-        if not np.isfinite(sq).all():
+        if not np.isfinite(row_sq_norms(X, reuse=False)).all():
+            values = X.data if sp.issparse(X) else X
+            if np.isnan(values).any():
+                raise ValueError("Input X contains NaN.")
+            if not np.isfinite(values).all():
+                raise ValueError("Input X contains infinity.")
             # The clipping factor of such a row would underflow to 0 and its
             # gradient be silently dropped.
             raise ValueError(
@@ -209,13 +222,21 @@ class BaseDPLinearModel(BaseEstimator):
         solver = resolve_solver(self.solver)
         solver.check_loss(self._loss_name)
         if (blocked := as_blocked(X)) is not None:  # Dask, memmap, zarr
+            # Blocks are read in float64; coef_ follows the stored dtype.
+            coef_dtype = np.result_type(
+                getattr(getattr(X, "X", X), "dtype", np.float64), np.float32
+            )
             X, y = prepare_blocked(self, blocked, y, solver)
         else:
             if sp.issparse(X) and not solver.accepts_sparse:
                 raise TypeError(
                     f"solver={solver.name!r} does not support sparse input X."
                 )
-            X, y = self._validate_X_y(X, y, **self._validate_kwargs)
+            # float32 X is kept as is (no float64 copy) for solvers that read
+            # it so.
+            dtype = [np.float64, np.float32] if solver.accepts_float32 else np.float64
+            X, y = self._validate_X_y(X, y, dtype=dtype, **self._validate_kwargs)
+            coef_dtype = X.dtype
         loss, Y = self._encode_targets(y)
         if not np.isfinite(np.einsum("ij,ij->i", Y, Y)).all():
             raise ValueError(
@@ -274,7 +295,11 @@ class BaseDPLinearModel(BaseEstimator):
         self.epsilon_ = epsilon
         self.delta_ = float(solver.guarantee_delta(self.delta))
         self.dp_event_ = result.dp_event
-        self._set_coef(result.coef, result.intercept)
+        # scikit-learn's convention: coefficients in the dtype of X.
+        self._set_coef(
+            result.coef.astype(coef_dtype, copy=False),
+            result.intercept.astype(coef_dtype, copy=False),
+        )
         for name, value in result.attributes.items():
             setattr(self, name, value)
         self._report = PrivacyReport(

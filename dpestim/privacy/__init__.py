@@ -12,6 +12,7 @@ from .accounting import (
     calibrate_noise,
     compute_epsilon,
     make_accountant,
+    set_calibration_cache,
 )
 from .guarantee import check_guarantee
 from .mechanisms import gaussian_noise, laplace_noise
@@ -28,4 +29,5 @@ __all__ = [
     "gaussian_noise",
     "laplace_noise",
     "make_accountant",
+    "set_calibration_cache",
 ]

@@ -64,6 +64,7 @@ from .._kernels import (
     sample_without_replacement,
     sampling_key,
 )
+from ..utils._rows import row_sq_norms
 from .base import BaseSolver, SolverResult
 
 __all__ = [
@@ -425,12 +426,14 @@ def accelerated_update(
 
 
 def _row_norms(X, l1):
+    """``||x_i||_1`` (``l1``) or ``||x_i||^2`` of every row, in float64."""
+    if not l1:
+        return row_sq_norms(X)  # computed once per fit, see dpestim.utils._rows
     if sp.issparse(X):
-        Y = abs(X) if l1 else X.multiply(X)
+        data = np.abs(np.asarray(X.data, dtype=np.float64))
+        Y = sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
         return np.asarray(Y.sum(axis=1), dtype=np.float64).ravel()
-    if l1:
-        return np.abs(X).sum(axis=1)
-    return np.einsum("ij,ij->i", X, X)
+    return np.abs(X).sum(axis=1, dtype=np.float64)
 
 
 # -- solvers ----------------------------------------------------------------------
@@ -465,6 +468,7 @@ class AcceleratedSolver(BaseSolver):
     supported_losses = frozenset(
         {"logistic", "squared", "squared_hinge", "multinomial"}
     )
+    accepts_float32 = True  # the kernels gather rows into float64 blocks
     heavy_ball = False
     optimise_budget = False
 

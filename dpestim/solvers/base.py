@@ -119,6 +119,9 @@ class BaseSolver(BaseEstimator):
     data_order : {"C", "F"}
         Memory layout the kernels want (rows for gradients, columns for
         coordinate methods).
+    accepts_float32 : bool
+        Whether ``solve`` takes float32 ``X`` (dense or CSR) as is, without
+        a float64 copy; otherwise the estimator converts it to float64.
     privacy_notion : {"approx", "pure"}
         Gaussian (``delta > 0``) or Laplace/exponential (``delta = 0`` allowed).
     neighbouring : {"add_or_remove_one", "replace_one"}
@@ -138,6 +141,7 @@ class BaseSolver(BaseEstimator):
     supported_penalties = frozenset({"l2"})
     data_order = "C"
     accepts_sparse = True
+    accepts_float32 = False
     privacy_notion = "approx"
     neighbouring = "add_or_remove_one"
     supports_blocked_data = False
@@ -280,7 +284,7 @@ class BaseSolver(BaseEstimator):
         Parameters
         ----------
         X : ndarray of shape (n_samples, n_features) or scipy CSR matrix
-            float64, in ``data_order``.
+            float64 (or float32 if ``accepts_float32``), in ``data_order``.
         Y : ndarray of shape (n_samples, n_outputs)
             Encoded targets (see :mod:`dpestim.losses`).
         plan : ERMPlan

@@ -21,6 +21,7 @@ from .._kernels import (
     poisson_sample_range,
     sampling_key,
 )
+from ..utils._rows import row_sq_norms
 from .base import BaseSolver, SolverResult
 
 __all__ = ["DPSGD", "noisy_gradient_descent"]
@@ -170,9 +171,7 @@ def _step_size(step_rule, learning_rates, t, std, G, g0, fit_intercept, denom):
 
 
 def _row_sq_norms(X):
-    if sp.issparse(X):
-        return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
-    return np.einsum("ij,ij->i", X, X)
+    return row_sq_norms(X)  # computed once per fit, see dpestim.utils._rows
 
 
 def noisy_gradient_descent(
@@ -295,6 +294,7 @@ class DPSGD(BaseSolver):
     supported_losses = frozenset(
         {"logistic", "squared", "hinge", "squared_hinge", "multinomial"}
     )
+    accepts_float32 = True  # the kernels gather rows into float64 blocks
 
     def sampling_prob(self, plan):
         """Poisson sampling probability ``min(1, batch_size / n_samples)``."""

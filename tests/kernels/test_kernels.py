@@ -1,5 +1,7 @@
 """numba kernels against their NumPy twins, and the clipping sensitivity."""
 
+import zlib
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -185,5 +187,32 @@ def test_dense_kernel_blocks_match_numpy_twin(loss):
         for fit_intercept in (True, False):
             G, g0 = _kernel_sum(X, Y, rows, W, b, loss, 1.0, fit_intercept)
             ref = np_clipped_grad_sum(X, Y, rows, W, b, loss, 1.0, fit_intercept)
+            np.testing.assert_allclose(G, ref[0], rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(g0, ref[1], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_dense_kernel_reads_consecutive_rows_in_place(loss):
+    """Full batches and consecutive runs (no gather) match the NumPy twin.
+
+    Mixes blocks whose rows are consecutive (read in place), partly
+    consecutive, and consecutive runs ending at the last row.
+    """
+    rng = np.random.default_rng(zlib.crc32(b"in-place"))
+    n, d, K = 300, 5, 3 if loss == MULTINOMIAL else 1
+    X = rng.normal(size=(n, d)) * rng.choice([1e-3, 1.0, 30.0], size=(n, 1))
+    Y = make_targets(loss, n, K, rng)
+    W, b = rng.normal(size=(K, d)), rng.normal(size=K)
+    cases = [
+        np.arange(n),  # full batch
+        np.arange(40, 300),  # ends at the last row
+        np.r_[np.arange(10, 138), np.arange(200, 250)],
+        np.r_[np.arange(0, 100), [5], np.arange(100, 250)],
+    ]
+    for rows in cases:
+        rows = rows.astype(np.int64)
+        for fit_intercept in (True, False):
+            G, g0 = _kernel_sum(X, Y, rows, W, b, loss, 0.7, fit_intercept)
+            ref = np_clipped_grad_sum(X, Y, rows, W, b, loss, 0.7, fit_intercept)
             np.testing.assert_allclose(G, ref[0], rtol=1e-10, atol=1e-12)
             np.testing.assert_allclose(g0, ref[1], rtol=1e-10, atol=1e-12)
