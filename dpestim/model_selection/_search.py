@@ -157,8 +157,8 @@ default="geometric"
         with ``B = error_bound`` (public), so that the summed score has
         sensitivity 1.
     random_state : None, int or numpy.random.Generator, default=None
-        Randomness of ``K``, of the candidates, of the split, of the fits and
-        of the score noise.
+        Randomness of ``K``, of the candidates, of the split, of the score
+        noise, and of the fits whose estimator has ``random_state=None``.
     budget : PrivacyBudget or None, default=None
         A budget charged with the event of the whole search (once, before any
         candidate runs). Active ``with budget:`` blocks are charged as well.
@@ -269,9 +269,12 @@ default="geometric"
             return float(self.shape)
         return _SHAPES[self.distribution]
 
-    def _candidate(self, params):
+    def _candidate(self, params, rng=None):
         est = clone(self.estimator).set_params(**params)
-        _final_private_step(est).set_params(epsilon=None)
+        step = _final_private_step(est).set_params(epsilon=None)
+        if rng is not None and step.get_params(deep=False).get("random_state") is None:
+            # the search's randomness drives its candidates' noise
+            step.set_params(random_state=int(rng.integers(2**32)))
         return est
 
     def _probe(self, params, X, y, nm):
@@ -436,7 +439,7 @@ default="geometric"
 
         best, best_score, best_params = None, -math.inf, None
         for params in candidates:
-            est = self._candidate(params)
+            est = self._candidate(params, rng)
             _final_private_step(est).set_params(noise_multiplier=nm)
             guard = _Interceptor(expected)
             push_target(guard, thread_local=True)

@@ -133,3 +133,12 @@ def test_no_warning_for_private_pipeline(data):
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         PrivateSearchCV(_lr(), n_candidates=1, random_state=0).fit(X, y)
+
+
+def test_seeded_search_is_reproducible(data):
+    X, y = data
+    a = PrivateSearchCV(_lr(), n_candidates=2, random_state=5).fit(X, y)
+    b = PrivateSearchCV(_lr(), n_candidates=2, random_state=5).fit(X, y)
+    assert a.best_params_ == b.best_params_
+    assert a.best_score_ == b.best_score_
+    assert (a.best_estimator_.coef_ == b.best_estimator_.coef_).all()
