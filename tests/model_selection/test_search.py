@@ -113,7 +113,10 @@ def test_regressor_needs_error_bound():
     with pytest.raises(ValueError, match="error_bound"):
         PrivateSearchCV(est, n_candidates=1, random_state=0).fit(X, y)
     s = PrivateSearchCV(est, n_candidates=2, error_bound=4.0, random_state=0)
-    assert 0 <= s.fit(X, y).best_score_ <= 1.1
+    s.fit(X, y)
+    assert np.isfinite(s.best_score_)  # noisy: std ~0.3 on 160 validation rows
+    per_example = s._scores(s.best_estimator_, X, y)
+    assert per_example.min() >= 0 and per_example.max() <= 1
 
 
 @pytest.mark.parametrize(
