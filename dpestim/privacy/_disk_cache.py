@@ -18,6 +18,7 @@ The cache lives in ``$DPESTIM_CACHE_DIR`` if set, else in
 :func:`dpestim.privacy.set_calibration_cache` with ``False`` to disable it.
 """
 
+import functools
 import hashlib
 import json
 import os
@@ -65,6 +66,7 @@ def cache_directory():
     return base / "calibration"
 
 
+@functools.lru_cache(maxsize=1)
 def _dp_accounting_version():
     from importlib.metadata import PackageNotFoundError, version
 

@@ -128,15 +128,17 @@ def _root(f, epsilon, start, rtol, max_noise, slope=1.0):
 def rdp_root(make_event, epsilon, delta, relation, rtol, max_noise, verify):
     """Candidate RDP noise: root on a small, growing subset of the default orders.
 
-    The root on the coarse orders is found first; at that noise the default
-    orders around its optimal order are evaluated once, and the root is
-    found again on the coarse orders plus the best of them and its two grid
-    neighbours. ``verify(noise) -> (epsilon, optimal order)`` is the full
-    accountant: when its optimal order is in the subset, the subset root is
-    the full root; otherwise that order joins the subset and the loop goes on
-    (three times at most). The returned noise always passed ``verify`` (or is
-    ``None`` when the budget is unreachable). With ``verify=None`` the subset
-    root is returned unverified (a hint).
+    The root on the coarse orders is found first; at each candidate the
+    default orders around the subset's optimal order are evaluated once, and
+    if the best of them is not in the subset, it joins with five grid
+    neighbours on each side and the root is found again.
+    ``verify(noise) -> (epsilon, optimal order)`` is the full accountant:
+    when its optimal order is in the subset, the subset root is the full
+    root; otherwise that order joins the subset and the loop goes on (five
+    rounds at most). Returns the last noise that passed ``verify``, else the
+    last candidate (the caller verifies it again and increases it if
+    needed), or ``None`` when the budget is unreachable. With ``verify=None``
+    the subset root is returned unverified (a hint).
     """
 
     def solve(orders, start, tol):
@@ -151,9 +153,11 @@ def rdp_root(make_event, epsilon, delta, relation, rtol, max_noise, verify):
     candidate = solve(orders, 1.0, max(rtol, 3e-3))
     precise = rtol >= 3e-3
     noise = None
+    last = None
     for _ in range(5):
         if candidate is None or candidate <= 1e-8:
             return candidate if noise is None else noise
+        last = candidate
         # The optimal order among the default orders around the subset's
         # optimum (cheap: one evaluation, no root finding); re-solve if it is
         # not yet in the subset.
@@ -174,10 +178,10 @@ def rdp_root(make_event, epsilon, delta, relation, rtol, max_noise, verify):
         if full_eps <= epsilon:
             noise = candidate
         if full_order is None or full_order in orders:
-            return noise
+            return noise if noise is not None else last
         orders |= _grid_neighbours(full_order)
         candidate = solve(orders, candidate, rtol)
-    return noise
+    return noise if noise is not None else last
 
 
 def coarse_pld_root(make_event, epsilon, delta, relation, rtol, start, max_noise):

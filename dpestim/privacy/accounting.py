@@ -207,16 +207,17 @@ def calibrate_noise(
         if key in _calibration_cache:
             _calibration_cache.move_to_end(key)
             return _calibration_cache[key]
-        disk_key = _disk_cache.make_key(
-            [accountant, neighbouring, epsilon, delta, rtol, repr(cache_key)]
-            + [repr(make_event(1.0))]
-        )
-        noise = _from_disk(
-            disk_key, make_event, epsilon, delta, accountant, neighbouring
-        )
-        if noise is not None:
-            _remember(_calibration_cache, key, noise)
-            return noise
+        if _disk_cache.cache_directory() is not None:
+            disk_key = _disk_cache.make_key(
+                [accountant, neighbouring, epsilon, delta, rtol, repr(cache_key)]
+                + [repr(make_event(1.0))]
+            )
+            noise = _from_disk(
+                disk_key, make_event, epsilon, delta, accountant, neighbouring
+            )
+            if noise is not None:
+                _remember(_calibration_cache, key, noise)
+                return noise
 
     noise = _search_noise(make_event, epsilon, delta, accountant, neighbouring, rtol)
 
@@ -228,6 +229,7 @@ def calibrate_noise(
         step *= 2.0
     if key is not None:
         _remember(_calibration_cache, key, noise)
+    if disk_key is not None:
         event = make_event(noise)
         spent = compute_epsilon(event, delta, accountant, neighbouring)
         _disk_cache.store(

@@ -116,7 +116,9 @@ def test_peak_memory_is_bounded_by_the_block_size(tmp_path):
     assert small < 4 * 500 * d * 8 + 6 * n * 8 < x_bytes / 3
     assert small + 0.8 * 8000 * d * 8 < large < 4 * 8000 * d * 8 + 6 * n * 8
     in_memory = _peak_bytes(lambda: Ridge(**params).fit(np.asarray(Xm), y))
-    assert in_memory > x_bytes > 4 * small
+    # in memory, the read-only float32 map is copied whole (as float32: DPGD
+    # takes float32 X without a float64 copy)
+    assert in_memory > x_bytes / 2 > 2 * small
 
 
 def test_nan_in_a_late_block_raises_before_any_noise(tmp_path):

@@ -45,11 +45,20 @@ def test_float32_is_used_as_is_and_matches_float64(solver, sparse, monkeypatch):
     assert a.epsilon_ == b.epsilon_
 
 
-def test_other_solvers_convert_float32_to_float64():
+def test_other_solvers_convert_float32_to_float64(monkeypatch):
     X32, y = _data(1)
+    cls = SOLVERS["dp-scd"]
+    original, seen = cls.solve, []
+
+    def spy(self, X, *args, **kwargs):
+        seen.append(X.dtype)
+        return original(self, X, *args, **kwargs)
+
+    monkeypatch.setattr(cls, "solve", spy)
     est = LogisticRegression(solver="dp-scd", classes=[0, 1], random_state=0)
     est.fit(X32, y)
-    assert est.coef_.dtype == np.float64
+    assert seen == [np.float64]
+    assert est.coef_.dtype == np.float64  # the dtype it was fitted in
 
 
 def test_ridge_float32_coefficients():

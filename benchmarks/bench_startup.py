@@ -1,0 +1,118 @@
+"""Import time and first fit in a fresh process (CPU time), against scikit-learn.
+
+Fresh Python processes, interleaved (A B C D A B C D ...), each printing its
+own CPU time (``time.process_time``):
+
+* ``import sklearn.linear_model`` (the baseline of the import target);
+* ``import sklearn.linear_model, numba, dp_accounting`` (the floor of an
+  import of dpestim that loads its two extra dependencies eagerly);
+* ``import dpestim``;
+* a first fit: ``import dpestim``, load Adult (a9a), then the CPU time of
+  ``LogisticRegression(classes=[0, 1]).fit(X, y)`` (warm numba cache and
+  warm on-disk calibration cache, as after a first run; the first, cold
+  run is discarded), and the same fit with ``DPESTIM_CALIBRATION_CACHE=0``.
+
+Usage::
+
+    PYTHONPATH=. DPESTIM_DATA=... python benchmarks/bench_startup.py [--repeats 3]
+
+Writes ``benchmarks/results/bench_startup.{json,md}``.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "benchmarks" / "results"
+
+IMPORT = (
+    "import time; c = time.process_time(); import {}; print(time.process_time() - c)"
+)
+FIRST_FIT = """
+import time, warnings
+warnings.simplefilter("ignore")
+import dpestim
+from dpestim.datasets import load_adult_a9a
+d = load_adult_a9a()
+c = time.process_time()
+dpestim.LogisticRegression(classes=[0, 1], random_state=0).fit(d.data, d.target)
+print(time.process_time() - c)
+"""
+
+
+def _cpu(code, env):
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    env = dict(os.environ)
+    env.setdefault("PYTHONPATH", str(REPO))
+    off = dict(env, DPESTIM_CALIBRATION_CACHE="0")
+    variants = {
+        "import sklearn.linear_model": (IMPORT.format("sklearn.linear_model"), env),
+        "import sklearn.linear_model, numba, dp_accounting": (
+            IMPORT.format("sklearn.linear_model, numba, dp_accounting"),
+            env,
+        ),
+        "import dpestim": (IMPORT.format("dpestim"), env),
+        "first fit on Adult (CPU after import and load)": (FIRST_FIT, env),
+        "first fit on Adult, disk calibration cache off": (FIRST_FIT, off),
+    }
+    _cpu(FIRST_FIT, env)  # warm numba and calibration caches; discarded
+    raw = {k: [] for k in variants}
+    for _ in range(args.repeats):
+        for name, (code, e) in variants.items():
+            raw[name].append(_cpu(code, e))
+    med = {k: statistics.median(v) for k, v in raw.items()}
+    ratio = med["import dpestim"] / med["import sklearn.linear_model"]
+    floor = (
+        med["import sklearn.linear_model, numba, dp_accounting"]
+        / med["import sklearn.linear_model"]
+    )
+    command = (
+        f"PYTHONPATH=. python benchmarks/bench_startup.py --repeats {args.repeats}"
+    )
+    out = {
+        "command": command,
+        "raw_cpu_s": raw,
+        "median_cpu_s": med,
+        "import_ratio": ratio,
+        "import_floor_ratio": floor,
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "bench_startup.json").write_text(json.dumps(out, indent=1))
+    lines = [
+        f"Command: `{command}`; fresh processes, medians of {args.repeats}, CPU s.",
+        "",
+        "| run | CPU s (median) | all runs |",
+        "|---|---|---|",
+    ]
+    for k, v in med.items():
+        lines.append(f"| {k} | {v:.3f} | {', '.join(f'{x:.3f}' for x in raw[k])} |")
+    lines += [
+        "",
+        f"import dpestim / import sklearn.linear_model: {ratio:.2f} "
+        f"(floor with numba and dp_accounting: {floor:.2f})",
+    ]
+    md = "\n".join(lines) + "\n"
+    (RESULTS / "bench_startup.md").write_text(md)
+    print(md)
+
+
+if __name__ == "__main__":
+    main()
