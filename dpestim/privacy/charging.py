@@ -95,18 +95,23 @@ def pop_target(target):
 def _targets():
     """Active targets, innermost first: the stack, then inherited ledgers."""
     with _lock:
-        targets = list(reversed(_local.__dict__.get("stack", [])))
-        targets += list(reversed(_stack))
-    seen = {getattr(t, "ledger_path", None) for t in targets}
+        stacked = list(reversed(_local.__dict__.get("stack", [])))
+        stacked += list(reversed(_stack))
     paths = [p for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p]
     for path in reversed(paths):
-        if path in seen:
-            continue
         if path not in _env_targets:
             from .ledger import FileLedger
 
             _env_targets[path] = FileLedger(path, inherited=True)
-        targets.append(_env_targets[path])
+        stacked.append(_env_targets[path])
+    # A ledger entered twice (nested ``with`` of one budget, or seen both in
+    # the stack and in the environment) is charged once.
+    targets, seen = [], set()
+    for target in stacked:
+        key = getattr(target, "ledger_path", None) or id(target)
+        if key not in seen:
+            seen.add(key)
+            targets.append(target)
     return targets
 
 

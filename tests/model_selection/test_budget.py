@@ -45,6 +45,9 @@ def test_spent_is_dp_accounting_composition(data):
     assert max(a.epsilon_, b.epsilon_) < eps < a.epsilon_ + b.epsilon_
     assert [r[0] for r in budget.records] == [a.dp_event_, b.dp_event_]
     assert "2 fit(s)" in budget.report()
+    with budget, budget:  # nested entries of one budget charge it once
+        _lr(0.1).fit(X, y)
+    assert len(budget.records) == 3
 
 
 def test_refuses_fit_before_it_runs(data):
