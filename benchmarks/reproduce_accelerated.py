@@ -37,6 +37,7 @@ written after each cell), ``reproduce_accelerated.md`` (the table) and
 """
 
 import argparse
+import glob
 import json
 import os
 import time
@@ -436,8 +437,6 @@ def _plots(cells, suffix):
 
 def _load_merged(suffix):
     """Cells of the main JSON and of any ``--only-m`` part files (deduplicated)."""
-    import glob
-
     data, seen = None, {}
     main_path = os.path.join(RESULTS, f"reproduce_accelerated{suffix}.json")
     parts = os.path.join(RESULTS, f"reproduce_accelerated{suffix}_part_m*.json")
@@ -483,7 +482,17 @@ def main(argv=None):
         part += "_c" + "_".join(f"{c:g}" for c in cs) + "_T" + "_".join(map(str, ts))
     path = os.path.join(RESULTS, f"reproduce_accelerated{suffix}{part}.json")
     if args.report:
-        report(_load_merged(suffix), suffix)
+        merged = _load_merged(suffix)
+        # one results file per benchmark: fold the part files into the main one
+        with open(
+            os.path.join(RESULTS, f"reproduce_accelerated{suffix}.json"), "w"
+        ) as f:
+            json.dump(merged, f)
+        for stale in glob.glob(
+            os.path.join(RESULTS, f"reproduce_accelerated{suffix}_part_m*.json")
+        ):
+            os.remove(stale)
+        report(merged, suffix)
         return 0
     runs = args.runs or (5 if args.quick else 20)
     X, z = make_data()

@@ -9,12 +9,9 @@ B  worst-group logistic regression (MinimaxLogisticRegression, Algorithm 1,
    second-order regime) with a Frank-Wolfe certified gap upper bound.
 C  l1-constrained logistic regression (dp-smd-sco, Algorithm 5): excess
    population risk against the non-private constrained optimum.
-F  fairness: MinimaxLogisticRegression, FairLogisticRegression (demographic
-   parity, equalized odds) and LogisticRegression(solver="dp-sgd") on Adult
-   (sex, race) and COMPAS (race) at epsilon in {0.5, 1, 2, 4, inf}, with
-   non-private references (scikit-learn LogisticRegression and an
-   exponentiated-gradient reduction on a weighted scikit-learn
-   LogisticRegression, fairlearn-style).
+F  fairness: runs ``benchmarks/fairness.py`` (every fairness estimator and
+   solver, private post-processing, fairlearn references, published
+   numbers; Adult/sex and COMPAS/race at epsilon in {0.5, 1, 2, 4, inf}).
 
 Usage::
 
@@ -32,10 +29,8 @@ from pathlib import Path
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import clone
 
 from dpestim import (
-    FairLogisticRegression,
     LogisticRegression,
     MinimaxLogisticRegression,
 )
@@ -326,162 +321,16 @@ def experiment_c(quick):
 # -- Fairness --
 
 
-def _fair_metrics(pred, proba, y, a, groups):
-    acc = [(pred[a == g] == y[a == g]).mean() for g in groups if (a == g).any()]
-    p1 = np.clip(proba, 1e-12, 1 - 1e-12)
-    ll = -(y * np.log(p1) + (1 - y) * np.log(1 - p1))
-    losses = [ll[a == g].mean() for g in groups if (a == g).any()]
-    rates = [pred[a == g].mean() for g in groups if (a == g).any()]
-    eo = 0.0
-    for c in (0, 1):
-        r = [
-            pred[(a == g) & (y == c)].mean()
-            for g in groups
-            if ((a == g) & (y == c)).any()
-        ]
-        eo = max(eo, max(r) - min(r))
-    return dict(
-        accuracy=float((pred == y).mean()),
-        worst_group_accuracy=float(min(acc)),
-        worst_group_logloss=float(max(losses)),
-        dp_difference=float(max(rates) - min(rates)),
-        eo_difference=float(eo),
-    )
-
-
-def _exp_gradient_reference(X, y, a, groups, bound=0.02, iters=20, B=2.0):
-    """Non-private exponentiated-gradient reduction for demographic parity.
-
-    fairlearn-style: multipliers on a scaled simplex, best response by a
-    weighted scikit-learn LogisticRegression on relabelled costs; returns the
-    randomized classifier's mean positive probability (averaged iterates).
-    """
-    from sklearn.linear_model import LogisticRegression as SkLR
-
-    G = len(groups)
-    pi = np.array([(a == g).mean() for g in groups])
-    theta = np.zeros(2 * G + 1)
-    models = []
-    for _ in range(iters):
-        lam = B * np.exp(theta) / np.exp(theta).sum()
-        mu = lam[:G] - lam[G : 2 * G]
-        # cost of predicting 1 minus cost of predicting 0 for each example
-        gi = np.searchsorted(groups, a)
-        c1 = (y == 0).astype(float) + mu[gi] / pi[gi] - mu.sum()
-        c0 = (y == 1).astype(float)
-        lab = (c1 < c0).astype(int)
-        w = np.abs(c1 - c0)
-        if lab.min() == lab.max():
-            lab[0] = 1 - lab[0]
-        m = SkLR(max_iter=500).fit(X, lab, sample_weight=w + 1e-12)
-        models.append(m)
-        pred = m.predict(X)
-        rate = np.array([pred[a == g].mean() for g in groups])
-        viol = np.concatenate(
-            [rate - pred.mean() - bound, pred.mean() - rate - bound, [0]]
-        )
-        theta += 2.0 * viol
-    return models
-
-
-def _fair_models(eps, groups):
-    common = dict(epsilon=eps, delta=DELTA, classes=[0, 1], l1_radius=4.0)
-    return {
-        "MinimaxLogisticRegression": MinimaxLogisticRegression(groups=groups, **common),
-        "FairLogisticRegression(DP)": FairLogisticRegression(
-            constraint="demographic_parity", groups=groups, **common
-        ),
-        "FairLogisticRegression(EO)": FairLogisticRegression(
-            constraint="equalized_odds", groups=groups, **common
-        ),
-        "LogisticRegression(dp-sgd)": LogisticRegression(
-            solver="dp-sgd",
-            epsilon=eps,
-            delta=DELTA,
-            classes=[0, 1],
-            clip_norm=1.0 if math.isfinite(eps) else math.inf,
-        ),
-    }
-
-
 def fairness(quick):
-    from sklearn.linear_model import LogisticRegression as SkLR
-    from sklearn.model_selection import train_test_split
+    """Part F now lives in ``benchmarks/fairness.py`` (issue 16): run it.
 
-    from dpestim.datasets import load_adult, load_compas
+    Its results go to ``fairness_runs.jsonl`` / ``fairness.md``; the
+    ``saddle_F.json`` table below is the wave-1 run (dp-smd defaults).
+    """
+    from fairness import main as fairness_main  # benchmarks/fairness.py
 
-    tasks = []
-    ad = load_adult()
-    for attr in ("sex", "race"):
-        tasks.append(
-            (
-                f"Adult/{attr}",
-                ad.data,
-                ad.target,
-                ad.sensitive[attr],
-                ad.data_test,
-                ad.target_test,
-                ad.sensitive_test[attr],
-            )
-        )
-    co = load_compas()
-    Xtr, Xte, ytr, yte, atr, ate = train_test_split(
-        co.data, co.target, co.sensitive["race"], test_size=0.3, random_state=0
-    )
-    tasks.append(("COMPAS/race", Xtr, ytr, atr, Xte, yte, ate))
-    epsilons = (1.0, math.inf) if quick else (0.5, 1.0, 2.0, 4.0, math.inf)
-    seeds = range(1)
-    rows = []
-    for name, X, y, a, Xt, yt, at in tasks:
-        groups = np.unique(np.concatenate([a, at]).astype(str))  # public category list
-        a, at = a.astype(str), at.astype(str)
-        for eps in epsilons:
-            models = _fair_models(eps, groups)
-            for mname, est0 in models.items():
-                metrics = []
-                for seed in seeds:
-                    est = clone(est0).set_params(random_state=seed)
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        if mname.startswith("LogisticRegression"):
-                            est.fit(X, y)
-                        else:
-                            est.fit(X, y, sensitive_features=a)
-                    metrics.append(
-                        _fair_metrics(
-                            est.predict(Xt), est.predict_proba(Xt)[:, 1], yt, at, groups
-                        )
-                    )
-                row = dict(task=name, model=mname, epsilon=eps)
-                row.update(
-                    {k: float(np.mean([m[k] for m in metrics])) for k in metrics[0]}
-                )
-                rows.append(row)
-                print("F", row, flush=True)
-        # non-private references
-        sk = SkLR(max_iter=1000).fit(X, y)
-        row = dict(
-            task=name,
-            model="sklearn LogisticRegression (non-private)",
-            epsilon=math.inf,
-        )
-        row.update(
-            _fair_metrics(sk.predict(Xt), sk.predict_proba(Xt)[:, 1], yt, at, groups)
-        )
-        rows.append(row)
-        eg = _exp_gradient_reference(X, y, a, groups, iters=10 if quick else 20)
-        proba = np.mean([m.predict_proba(Xt)[:, 1] for m in eg], axis=0)
-        pred = (np.mean([m.predict(Xt) for m in eg], axis=0) >= 0.5).astype(int)
-        row = dict(
-            task=name, model="exp-gradient DP reduction (non-private)", epsilon=math.inf
-        )
-        row.update(_fair_metrics(pred, proba, yt, at, groups))
-        rows.append(row)
-        print("F", rows[-2], "\nF", rows[-1], flush=True)
-    return rows
-
-
-# -- output --
+    fairness_main(["--quick"] if quick else [])
+    return None
 
 
 def _fmt(v, nd=3):
@@ -638,7 +487,9 @@ def write_markdown(results, path):
         ]
     if "F" in results:
         parts += [
-            "## Fairness: Adult (sex, race), COMPAS (race); test-set metrics\n",
+            "## Fairness, wave-1 run (dp-smd defaults; superseded by "
+            "`fairness.md`, `benchmarks/fairness.py`): Adult (sex, race), "
+            "COMPAS (race); test-set metrics\n",
             _table(
                 results["F"],
                 [
@@ -681,6 +532,9 @@ def main(argv=None):
         t0 = time.perf_counter()
         results[key] = funcs[key](args.quick)
         print(f"[{key}] {time.perf_counter() - t0:.1f} s", flush=True)
+        if results[key] is None:
+            del results[key]
+            continue
         (OUT / f"saddle_{key}{suffix}.json").write_text(
             json.dumps(results[key], indent=1)
         )

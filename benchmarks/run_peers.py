@@ -66,7 +66,6 @@ if __name__ == "__main__":
 import csv  # noqa: E402
 import importlib.metadata  # noqa: E402
 import json  # noqa: E402
-import logging  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
@@ -91,11 +90,13 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(PEERS_SRC))
 
 from _common import digest, matvec_floor  # noqa: E402
+from tqdm import tqdm  # noqa: E402
 
 import dpestim  # noqa: E402
 from dpestim._demo import SCHEDULES  # noqa: E402
 from dpestim.datasets import dataset_available, get_data_home, load_adult_a9a  # noqa: E402
 from dpestim.solvers import SOLVERS  # noqa: E402
+from dpestim.utils._progress import progress_bar  # noqa: E402
 
 #: Solvers the benchmark expects (issues 2-6 and 9); a missing one is reported,
 #: any other registered solver is run as well.
@@ -157,8 +158,6 @@ CONFIGS = {
     ),
 }
 
-# dp_accounting logs each RDP order it drops; the reported epsilons are unaffected.
-logging.getLogger("absl").setLevel(logging.ERROR)
 
 TARGET_SPEEDUP = 20.0
 TARGET_ACC_POINTS = 1.0
@@ -166,35 +165,26 @@ TARGET_ACC_POINTS = 1.0
 
 # ----------------------------------------------------------------- utilities
 class Progress:
-    """A minimal text progress bar on stderr (no dependency)."""
+    """Progress over the benchmark's fits: dpestim's tqdm bar on stderr."""
 
-    def __init__(self, total, width=30):
-        self.total, self.done, self.width = max(1, total), 0, width
-        self.t0 = time.perf_counter()
+    def __init__(self, total):
+        self.bar = progress_bar(total=max(1, total), desc="peers", unit="fit")
 
     def show(self, label):
-        frac = min(1.0, self.done / self.total)
-        bar = "#" * int(frac * self.width)
-        elapsed = time.perf_counter() - self.t0
-        sys.stderr.write(
-            f"\r[{bar:<{self.width}}] {self.done}/{self.total} {elapsed:6.0f}s "
-            f"{label[:50]:<50}"
-        )
-        sys.stderr.flush()
+        self.bar.set_postfix_str(label[:50])
 
     def step(self, label=""):
-        self.done += 1
+        self.bar.update()
         self.show(label)
 
     def close(self):
-        sys.stderr.write("\n")
-        sys.stderr.flush()
+        self.bar.close()
 
 
 def say(msg):
     """Print a message on its own line (above the progress bar)."""
-    sys.stderr.write("\r" + " " * 100 + "\r")
-    print(msg, flush=True)
+    tqdm.write(msg)
+    sys.stdout.flush()
 
 
 def peer_python(peers_dir, name):

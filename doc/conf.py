@@ -3,7 +3,13 @@
 Build with ``sphinx-build -W --keep-going -b html doc doc/_build/html``.
 """
 
-import dpestim
+import os
+import sys
+
+# Document the checkout being built, not an installed copy.
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
+
+import dpestim  # noqa: E402
 
 project = "dpestim"
 author = "dpestim developers"
@@ -16,7 +22,20 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
     "numpydoc",
+    "sphinx_gallery.gen_gallery",
 ]
+
+# Every example runs when the docs are built (they take a few seconds each),
+# and its printed output and figures appear on its page.
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r".*\.py$",
+    "abort_on_example_error": True,
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "show_signature": False,
+}
 
 # No network access when building: no inventories are fetched.
 intersphinx_mapping = {}
@@ -31,7 +50,13 @@ autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 
-exclude_patterns = ["_build", "generated", "Thumbs.db", ".DS_Store"]
+exclude_patterns = [
+    "_build",
+    "generated",
+    "solver_guide/*.rst",
+    "Thumbs.db",
+    ".DS_Store",
+]
 root_doc = "index"
 
 html_theme = "alabaster"

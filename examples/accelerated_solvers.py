@@ -1,4 +1,5 @@
-"""Accelerated pure epsilon-DP solvers (Kuru et al.) on a synthetic problem.
+"""Accelerated pure epsilon-DP solvers (Kuru et al.) on a synthetic problem
+========================================================================
 
 Fits LogisticRegression with each of dp-gd, dp-hb, dp-nag, dp-nag-opt,
 dp-masg and dp-masg-opt at epsilon = 1 (pure DP, Laplace mechanism, delta =

@@ -1,4 +1,5 @@
-"""Adaptive private SGD: noise shaped to the step size.
+"""Adaptive private SGD: noise shaped to the step size
+===================================================
 
 ``solver="adp-sgd"`` (Wu et al., 2021) keeps DP-SGD's privacy budget but adds
 less noise where the steps are large and more where they are small

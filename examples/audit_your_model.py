@@ -1,4 +1,5 @@
-"""Audit the privacy of your own configuration.
+"""Audit the privacy of your own configuration
+===========================================
 
 The audit trains the estimator many times with and without one crafted
 "canary" record and turns the success of a membership test on the released

@@ -1,4 +1,5 @@
-"""Choosing and searching solvers, and what a search costs in privacy.
+"""Choosing and searching solvers, and what a search costs in privacy
+==================================================================
 
 ``solver=`` takes a registry name or a solver object. This example compares
 ``dp-sgd`` and ``dp-gd`` on a multiclass problem (scikit-learn's digits, pixels

@@ -1,4 +1,5 @@
-"""Private coordinate descent (``solver="dp-scd"``): no learning rate to tune.
+"""Private coordinate descent (``solver="dp-scd"``): no learning rate to tune
+==========================================================================
 
 DP-SCD (Damaskinos et al., AAAI 2021) runs stochastic dual coordinate descent
 with clipped updates and Gaussian noise on the shared vector; only the primal

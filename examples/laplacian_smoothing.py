@@ -1,4 +1,5 @@
-"""Laplacian smoothing of noisy private gradients (``solver="dp-lssgd"``).
+"""Laplacian smoothing of noisy private gradients (``solver="dp-lssgd"``)
+======================================================================
 
 DP-LSSGD (Wang et al., 2019) adds dp-sgd's Gaussian noise to the clipped
 gradient sum and then applies ``(I - s L)^{-1}``, ``L`` the periodic 1-D
@@ -6,7 +7,8 @@ Laplacian, to each class's coefficient gradient. On image-like coefficients
 (pixels in row-major order) the true gradient is smooth and the noise is not,
 so smoothing removes much of the noise at no privacy cost (post-processing).
 
-The example
+The example:
+
 1. shows the clipped mean gradient of one digit class, the same gradient plus
    dp-sgd's noise, and the smoothed noisy gradient (``laplacian_smooth``), and
    prints how much closer to the true gradient the smoothed one is;

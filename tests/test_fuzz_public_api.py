@@ -14,6 +14,7 @@ import os
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, event, given, settings
@@ -28,6 +29,7 @@ from dpestim import (
     MinimaxRegressor,
     Ridge,
 )
+from dpestim.scaling import BlockedArray
 from dpestim.solvers import SADDLE_SOLVERS, SOLVERS
 
 ERM = [LogisticRegression, LinearSVC, Ridge]
@@ -125,7 +127,8 @@ def erm_case(draw):
     cls = draw(st.sampled_from(ERM))
     n, d = draw(_pick(1, 2, 7, 30)), draw(_pick(1, 3))
     X = draw(_matrix(n, d))
-    if draw(st.booleans()):
+    layout = draw(_mostly(_pick("dense", "csr"), _pick("blocked", "readonly", "frame")))
+    if layout == "csr":
         X = sp.csr_matrix(X)
     if cls is Ridge:
         y = X[:, 0].toarray().ravel() if sp.issparse(X) else X[:, 0].copy()
@@ -150,7 +153,19 @@ def erm_case(draw):
     )
     if params["noise_multiplier"] is not None and draw(st.booleans()):
         params["epsilon"] = None
-    return cls(**params), X, y, {}
+    return cls(**params), _layout(X, layout), y, {}
+
+
+def _layout(X, layout):
+    """The same matrix as a read-only array, a DataFrame or blocked input."""
+    if layout == "readonly":
+        X = X.copy()
+        X.flags.writeable = False
+    elif layout == "frame":
+        X = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    elif layout == "blocked":
+        X = BlockedArray(X, block_size=3)
+    return X
 
 
 @st.composite
@@ -192,7 +207,7 @@ def _check(case):
             warnings.simplefilter("ignore")
             with time_limit(30):
                 est.fit(X, y, **fit_params)
-                pred = est.predict(X)
+                pred = est.predict(X.X if isinstance(X, BlockedArray) else X)
     except Exception as exc:  # noqa: BLE001 - classified below
         assert is_clean_error(exc), (
             f"{est!r}: {type(exc).__module__}.{type(exc).__name__}: {exc}"
@@ -210,7 +225,7 @@ def _check(case):
         assert est.epsilon_ <= requested * (1 + 1e-9), (est.epsilon_, requested)
     else:
         assert not math.isnan(est.epsilon_)
-    assert pred.shape[0] == X.shape[0]
+    assert pred.shape[0] == (X.X if isinstance(X, BlockedArray) else X).shape[0]
     if hasattr(est, "classes_"):
         assert np.isin(pred, est.classes_).all()
         assert np.isin(np.asarray(y), est.classes_).all()

@@ -135,9 +135,7 @@ class DaskBlocks:
         if self.persist:
             delayed = self.X.to_delayed().ravel()
             blocks = [
-                client.compute(
-                    delayed[i], workers=[owner[i]], allow_other_workers=True
-                )
+                client.compute(delayed[i], workers=[owner[i]], allow_other_workers=True)
                 for i in range(n_blocks)
             ]
         else:

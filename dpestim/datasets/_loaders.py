@@ -11,129 +11,16 @@ clipping also gives every row a known norm bound.
 """
 
 import csv
-import errno
 import gzip
-import os
-from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import load_svmlight_file
 from sklearn.utils import Bunch
 
-_ENV = "DPESTIM_DATA"
-
-# Files needed by each loader, relative to the data home.
-_FILES = {
-    "adult_a9a": ("adult/a9a", "adult/a9a.t"),
-    "adult": ("adult/adult.data", "adult/adult.test"),
-    "mnist": tuple(
-        f"mnist/{f}-ubyte.gz"
-        for f in (
-            "train-images-idx3",
-            "train-labels-idx1",
-            "t10k-images-idx3",
-            "t10k-labels-idx1",
-        )
-    ),
-    "phishing": ("phishing/phishing",),
-    "w8a": ("w8a/w8a",),
-    "farm_ads": ("farm_ads/farm-ads-vect.gz",),
-    "california_housing": ("california_housing/housing.csv.gz",),
-    "compas": ("compas/compas-scores-two-years.csv",),
-    "german": ("german/german.data",),
-    "bank": ("bank/bank.csv",),
-}
-
-
-class DatasetNotFoundError(FileNotFoundError):
-    """A dataset file is missing from the data home.
-
-    Parameters
-    ----------
-    path : path-like
-        The missing file.
-    """
-
-    def __init__(self, path):
-        super().__init__(
-            errno.ENOENT,
-            f"Dataset file not found (set the {_ENV} environment variable "
-            f"to the folder holding the datasets; it is currently "
-            f"{os.environ.get(_ENV) or 'unset'})",
-            str(path),
-        )
-
-
-def get_data_home():
-    """Return the folder holding the datasets.
-
-    This is the single setting for where data live:
-
-    1. the environment variable ``DPESTIM_DATA`` if set (and non-empty);
-    2. else the first existing folder among ``Path.cwd().parent / "shared" /
-       "datasets"`` and ``<repo>/../shared/datasets`` (relative to this file,
-       for an in-tree or editable checkout);
-    3. else the cwd-based default, even though it does not exist.
-
-    Returns
-    -------
-    pathlib.Path
-    """
-    env = os.environ.get(_ENV)
-    if env:
-        return Path(env).expanduser()
-    default = Path.cwd().parent / "shared" / "datasets"
-    candidates = [default]
-    parents = Path(__file__).resolve().parents
-    if len(parents) > 3:
-        candidates.append(parents[3] / "shared" / "datasets")
-    for cand in candidates:
-        if cand.is_dir():
-            return cand
-    return default
-
-
-def _paths(name, data_home=None, *, check=True):
-    if name not in _FILES:
-        raise ValueError(f"Unknown dataset {name!r}; known: {sorted(_FILES)}")
-    home = Path(data_home) if data_home is not None else get_data_home()
-    paths = [home / f for f in _FILES[name]]
-    if check:
-        for p in paths:
-            if not p.is_file():
-                raise DatasetNotFoundError(p)
-    return paths
-
-
-def dataset_available(name, *, data_home=None):
-    """Tell whether all files of a dataset are present.
-
-    Parameters
-    ----------
-    name : str
-        Dataset name, the suffix of its loader: ``"adult_a9a"``, ``"adult"``,
-        ``"mnist"``, ``"phishing"``, ``"w8a"``, ``"farm_ads"``,
-        ``"california_housing"``, ``"compas"``, ``"german"`` or ``"bank"``.
-    data_home : path-like, default=None
-        Folder holding the datasets; defaults to :func:`get_data_home`.
-
-    Returns
-    -------
-    bool
-    """
-    return all(p.is_file() for p in _paths(name, data_home, check=False))
+from ._bunch import finish
+from ._home import _paths
 
 
 # ----------------------------------------------------------------- helpers
-def _svmlight(path, n_features, *, dense=False):
-    """Read a (possibly gzipped) 1-based LIBSVM file; labels > 0 become 1."""
-    X, y = load_svmlight_file(
-        str(path), n_features=n_features, dtype=np.float64, zero_based=False
-    )
-    X = X.tocsr()
-    return (X.toarray() if dense else X), (y > 0).astype(np.int64)
-
-
 def _one_hot(values, categories, prefix):
     """One-hot encode ``values`` against a fixed category list."""
     index = {c: i for i, c in enumerate(categories)}
@@ -191,129 +78,6 @@ def _read_csv(path, **kwargs):
     with opener(path, "rt", newline="") as f:
         rows = [r for r in csv.reader(f, **kwargs) if r]
     return rows[0], rows[1:]
-
-
-# ------------------------------------------------------------ LIBSVM sets
-def load_adult_a9a(*, data_home=None):
-    """Load LIBSVM a9a (Adult, 123 binary features), train and test.
-
-    Parameters
-    ----------
-    data_home : path-like, default=None
-        Folder holding the datasets; defaults to :func:`get_data_home`.
-
-    Returns
-    -------
-    sklearn.utils.Bunch
-        ``data`` (32561 x 123 CSR float64), ``target`` ({0, 1}, 1 = >50K),
-        ``data_test`` (16281 x 123), ``target_test``, ``DESCR``.
-    """
-    train, test = _paths("adult_a9a", data_home)
-    X, y = _svmlight(train, 123)
-    X_test, y_test = _svmlight(test, 123)
-    return Bunch(
-        data=X,
-        target=y,
-        data_test=X_test,
-        target_test=y_test,
-        DESCR="UCI Adult, LIBSVM a9a/a9a.t binarisation; 1 = >50K.",
-    )
-
-
-def load_phishing(*, data_home=None):
-    """Load LIBSVM phishing (11055 x 68, rows of unit norm).
-
-    Parameters
-    ----------
-    data_home : path-like, default=None
-        Folder holding the datasets; defaults to :func:`get_data_home`.
-
-    Returns
-    -------
-    sklearn.utils.Bunch
-        ``data`` (dense float64), ``target`` ({0, 1}, 0 = phishing), ``DESCR``.
-    """
-    (path,) = _paths("phishing", data_home)
-    X, y = _svmlight(path, 68, dense=True)
-    return Bunch(
-        data=X, target=y, DESCR="LIBSVM phishing websites; 0 = phishing, 1 = legit."
-    )
-
-
-def load_w8a(*, data_home=None):
-    """Load LIBSVM w8a (train part only: 49749 x 300 sparse binary).
-
-    Parameters
-    ----------
-    data_home : path-like, default=None
-        Folder holding the datasets; defaults to :func:`get_data_home`.
-
-    Returns
-    -------
-    sklearn.utils.Bunch
-        ``data`` (CSR float64), ``target`` ({0, 1}, 1479 positives),
-        ``DESCR``.
-    """
-    (path,) = _paths("w8a", data_home)
-    X, y = _svmlight(path, 300)
-    return Bunch(
-        data=X, target=y, DESCR="LIBSVM w8a (Platt's web keywords), train part."
-    )
-
-
-def load_farm_ads(*, data_home=None):
-    """Load UCI Farm Ads (4143 x 54877 sparse binary bag of words).
-
-    Parameters
-    ----------
-    data_home : path-like, default=None
-        Folder holding the datasets; defaults to :func:`get_data_home`.
-
-    Returns
-    -------
-    sklearn.utils.Bunch
-        ``data`` (CSR float64), ``target`` ({0, 1}, 1 = ad accepted),
-        ``DESCR``.
-    """
-    (path,) = _paths("farm_ads", data_home)
-    X, y = _svmlight(path, 54877)
-    return Bunch(data=X, target=y, DESCR="UCI Farm Ads bag of words; 1 = ad accepted.")
-
-
-# ------------------------------------------------------------------ MNIST
-def _read_idx(path):
-    with gzip.open(path, "rb") as f:
-        raw = f.read()
-    if raw[:3] != b"\x00\x00\x08":
-        raise ValueError(f"{path}: not an unsigned-byte IDX file")
-    ndim = raw[3]
-    shape = np.frombuffer(raw, ">i4", count=ndim, offset=4)
-    return np.frombuffer(raw, np.uint8, offset=4 + 4 * ndim).reshape(shape)
-
-
-def load_mnist(*, data_home=None):
-    """Load MNIST from the four original IDX files.
-
-    Parameters
-    ----------
-    data_home : path-like, default=None
-        Folder holding the datasets; defaults to :func:`get_data_home`.
-
-    Returns
-    -------
-    sklearn.utils.Bunch
-        ``data`` (60000 x 784 float64 in [0, 1], pixel / 255), ``target``
-        (int64 digits), ``data_test`` (10000 x 784), ``target_test``,
-        ``DESCR``.
-    """
-    Xtr, ytr, Xte, yte = (_read_idx(p) for p in _paths("mnist", data_home))
-    return Bunch(
-        data=Xtr.reshape(len(Xtr), -1) / 255.0,
-        target=ytr.astype(np.int64),
-        data_test=Xte.reshape(len(Xte), -1) / 255.0,
-        target_test=yte.astype(np.int64),
-        DESCR="MNIST handwritten digits, pixels scaled by 1/255.",
-    )
 
 
 # ------------------------------------------------------------------ Adult
@@ -387,7 +151,7 @@ def _adult_file(path):
     return X, y, {"sex": table["sex"], "race": table["race"]}, names
 
 
-def load_adult(*, data_home=None):
+def load_adult(*, data_home=None, return_X_y=False, as_frame=False):
     """Load raw UCI Adult (adult.data / adult.test) as dense features.
 
     Numeric columns are scaled by fixed public constants and clipped to
@@ -399,10 +163,20 @@ def load_adult(*, data_home=None):
     Privacy reason: no statistic is fitted on the (private) data, so the
     encoding spends no privacy budget and leaks nothing.
 
+    The data come from UCI Adult (Becker and Kohavi, 1996; CC BY 4.0), files
+    ``adult/adult.data`` and ``adult/adult.test`` of the data home (md5 equal to
+    UCI's published values; see the data home's README). Nothing is downloaded: the
+    file must be in the folder given by :func:`get_data_home`.
+
     Parameters
     ----------
     data_home : path-like, default=None
         Folder holding the datasets; defaults to :func:`get_data_home`.
+    return_X_y : bool, default=False
+        Return ``(data, target)`` instead of the Bunch.
+    as_frame : bool, default=False
+        Give ``data`` (and ``data_test``) as a pandas DataFrame and the
+        targets as Series (needs pandas; sparse data become sparse columns).
 
     Returns
     -------
@@ -415,7 +189,7 @@ def load_adult(*, data_home=None):
     train, test = _paths("adult", data_home)
     X, y, sens, names = _adult_file(train)
     X_test, y_test, sens_test, _ = _adult_file(test)
-    return Bunch(
+    bunch = Bunch(
         data=X,
         target=y,
         data_test=X_test,
@@ -425,10 +199,11 @@ def load_adult(*, data_home=None):
         sensitive_test=sens_test,
         DESCR="UCI Adult (raw), fixed public scaling; 1 = >50K.",
     )
+    return finish(bunch, return_X_y, as_frame)
 
 
 # ----------------------------------------------------- California housing
-def load_california_housing(*, data_home=None):
+def load_california_housing(*, data_home=None, return_X_y=False, as_frame=False):
     """Load California housing (1990 census, handson-ml2 copy).
 
     The 207 rows with a missing ``total_bedrooms`` are dropped (20433 rows
@@ -440,16 +215,30 @@ def load_california_housing(*, data_home=None):
     (top-code, in $10k), then one-hot ``ocean_proximity`` (5 fixed
     categories).  Nothing is fitted on the data (see the module docstring).
 
+    The data come from California housing (Pace and Barry, 1997; 1990 census), file
+    ``california_housing/housing.csv.gz`` of the data home, copied from
+    ``ageron/handson-ml2`` (commit and checksum in the data home's README). Nothing
+    is downloaded: the file must be in the folder given by :func:`get_data_home`.
+
     Parameters
     ----------
     data_home : path-like, default=None
         Folder holding the datasets; defaults to :func:`get_data_home`.
+    return_X_y : bool, default=False
+        Return ``(data, target)`` instead of the Bunch.
+    as_frame : bool, default=False
+        Give ``data`` (and ``data_test``) as a pandas DataFrame and the
+        targets as Series (needs pandas; sparse data become sparse columns).
 
     Returns
     -------
     sklearn.utils.Bunch
-        ``data`` (20433 x 13 float64), ``target`` (median house value in
-        $100k, capped at 5.00001), ``feature_names``, ``DESCR``.
+        ``data`` (20433 x 13 float64, all rows), ``target`` (median house
+        value in $100k, capped at 5.00001), the fixed public split
+        ``data_train`` / ``target_train`` (16347 rows) and ``data_test`` /
+        ``target_test`` (4086 rows, see :func:`california_test_rows`),
+        ``feature_names``, ``DESCR``. With ``return_X_y=True``:
+        ``(data, target)``, all rows.
     """
     (path,) = _paths("california_housing", data_home)
     header, rows = _read_csv(path)
@@ -468,13 +257,42 @@ def load_california_housing(*, data_home=None):
     ]
     X, names = _encode(table, numeric, cats)
     y = table["median_house_value"].astype(np.float64) / 1e5
-    return Bunch(
+    test = california_test_rows(X.shape[0])
+    bunch = Bunch(
         data=X,
         target=y,
+        data_train=X[~test],
+        target_train=y[~test],
+        data_test=X[test],
+        target_test=y[test],
         feature_names=names,
         DESCR="California housing; target in $100k; rows with "
         "missing total_bedrooms dropped.",
     )
+    return finish(bunch, return_X_y, as_frame)
+
+
+def california_test_rows(n_rows=20433):
+    """The fixed public test split of California housing (a boolean mask).
+
+    The dataset has no official split. This one depends only on the row
+    count: the first ``n_rows // 5`` positions of the permutation
+    ``numpy.random.default_rng(20433).permutation(n_rows)``, so it is the
+    same on every machine and reveals nothing about the records.
+
+    Parameters
+    ----------
+    n_rows : int, default=20433
+        Number of rows (20433 after dropping the rows with a missing value).
+
+    Returns
+    -------
+    mask : ndarray of bool of shape (n_rows,)
+        True for test rows.
+    """
+    mask = np.zeros(n_rows, dtype=bool)
+    mask[np.random.default_rng(20433).permutation(n_rows)[: n_rows // 5]] = True
+    return mask
 
 
 # ----------------------------------------------------------------- COMPAS
@@ -483,7 +301,7 @@ _COMPAS_RACES = _split(
 )
 
 
-def load_compas(*, data_home=None):
+def load_compas(*, data_home=None, return_X_y=False, as_frame=False):
     """Load ProPublica COMPAS two-year recidivism with the standard filter.
 
     Rows are kept when ``|days_b_screening_arrest| <= 30`` (non-empty),
@@ -494,10 +312,20 @@ def load_compas(*, data_home=None):
     (F, M), ``sex`` and ``race`` (6 fixed categories).  No score columns are
     used.
 
+    The data come from ProPublica COMPAS two-year recidivism ("Machine Bias", 2016),
+    file ``compas/compas-scores-two-years.csv`` of the data home, unmodified from
+    ``propublica/compas-analysis`` (commit in the data home's README). Nothing is
+    downloaded: the file must be in the folder given by :func:`get_data_home`.
+
     Parameters
     ----------
     data_home : path-like, default=None
         Folder holding the datasets; defaults to :func:`get_data_home`.
+    return_X_y : bool, default=False
+        Return ``(data, target)`` instead of the Bunch.
+    as_frame : bool, default=False
+        Give ``data`` (and ``data_test``) as a pandas DataFrame and the
+        targets as Series (needs pandas; sparse data become sparse columns).
 
     Returns
     -------
@@ -537,13 +365,14 @@ def load_compas(*, data_home=None):
         ("race", _COMPAS_RACES),
     ]
     X, names = _encode(table, numeric, cats)
-    return Bunch(
+    bunch = Bunch(
         data=X,
         target=table["two_year_recid"].astype(np.int64),
         feature_names=names,
         sensitive={"race": table["race"], "sex": table["sex"]},
         DESCR="ProPublica COMPAS, standard filter; 1 = recidivated within two years.",
     )
+    return finish(bunch, return_X_y, as_frame)
 
 
 # ----------------------------------------------------------------- German
@@ -575,7 +404,7 @@ _GERMAN_COLUMNS = [
 ]
 
 
-def load_german(*, data_home=None):
+def load_german(*, data_home=None, return_X_y=False, as_frame=False):
     """Load UCI Statlog German Credit from the symbolic ``german.data``.
 
     The 7 numeric attributes are scaled by fixed constants and clipped:
@@ -584,10 +413,19 @@ def load_german(*, data_home=None):
     ``existing_credits / 4``, ``people_liable / 2``.  The 13 qualitative
     attributes are one-hot encoded with the code lists of ``german.doc``.
 
+    The data come from UCI Statlog German Credit (Hofmann; CC BY 4.0), file
+    ``german/german.data`` of the data home (provenance in its README). Nothing is
+    downloaded: the file must be in the folder given by :func:`get_data_home`.
+
     Parameters
     ----------
     data_home : path-like, default=None
         Folder holding the datasets; defaults to :func:`get_data_home`.
+    return_X_y : bool, default=False
+        Return ``(data, target)`` instead of the Bunch.
+    as_frame : bool, default=False
+        Give ``data`` (and ``data_test``) as a pandas DataFrame and the
+        targets as Series (needs pandas; sparse data become sparse columns).
 
     Returns
     -------
@@ -606,7 +444,7 @@ def load_german(*, data_home=None):
     cats = [(c, s) for c, s in _GERMAN_COLUMNS if not callable(s)]
     X, feature_names = _encode(table, numeric, cats)
     female = np.isin(table["personal_status_sex"], ["A92", "A95"])
-    return Bunch(
+    bunch = Bunch(
         data=X,
         target=(table["class"] == "1").astype(np.int64),
         feature_names=feature_names,
@@ -616,10 +454,11 @@ def load_german(*, data_home=None):
         },
         DESCR="UCI Statlog German Credit; 1 = good credit risk.",
     )
+    return finish(bunch, return_X_y, as_frame)
 
 
 # ------------------------------------------------------------------- Bank
-def load_bank(*, data_home=None):
+def load_bank(*, data_home=None, return_X_y=False, as_frame=False):
     """Load UCI Bank Marketing, ``bank.csv`` (the 10% sample, 4521 rows).
 
     Numeric columns, scaled by fixed constants and clipped: ``age / 100``,
@@ -631,10 +470,20 @@ def load_bank(*, data_home=None):
     determines the target.  Categorical columns are one-hot encoded with
     the lists of ``bank-names.txt``.
 
+    The data come from UCI Bank Marketing 10% sample (Moro, Cortez and Rita, 2014;
+    CC BY 4.0), file ``bank/bank.csv`` of the data home (provenance in its README).
+    Nothing is downloaded: the file must be in the folder given by
+    :func:`get_data_home`.
+
     Parameters
     ----------
     data_home : path-like, default=None
         Folder holding the datasets; defaults to :func:`get_data_home`.
+    return_X_y : bool, default=False
+        Return ``(data, target)`` instead of the Bunch.
+    as_frame : bool, default=False
+        Give ``data`` (and ``data_test``) as a pandas DataFrame and the
+        targets as Series (needs pandas; sparse data become sparse columns).
 
     Returns
     -------
@@ -672,7 +521,7 @@ def load_bank(*, data_home=None):
     ]
     # fmt: on
     X, names = _encode(table, numeric, cats)
-    return Bunch(
+    bunch = Bunch(
         data=X,
         target=(table["y"] == "yes").astype(np.int64),
         feature_names=names,
@@ -680,3 +529,4 @@ def load_bank(*, data_home=None):
         DESCR="UCI Bank Marketing (bank.csv, 10% sample); "
         "1 = subscribed a term deposit.",
     )
+    return finish(bunch, return_X_y, as_frame)

@@ -17,8 +17,10 @@ from .._distributed import as_blocked, prepare_blocked
 from ..exceptions import PrivacyBudgetWarning
 from ..privacy import ACCOUNTANTS, PrivacyReport, check_guarantee
 from ..privacy.charging import FitCharge, charge_fit
+from ..privacy.report import seed_warnings
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, resolve_solver
 from ..utils import check_generator
+from ..utils._progress import fit_progress, plan_line
 from ..utils._rows import row_sq_norms
 from ..utils.fit_warnings import collect_fit_warnings, warn_in_fit
 
@@ -270,19 +272,17 @@ class BaseDPLinearModel(BaseEstimator):
                 plan,
             )
         )
+        n_steps = solver.n_steps(plan)
         if self.verbose:
-            print(
-                f"[{type(self).__name__}] solver={solver.name} n={n} d={d} "
-                f"steps={solver.n_steps(plan)} noise_multiplier={nm:.4g} "
-                f"epsilon={epsilon:.4g} delta={self.delta:g}"
+            print(plan_line(self, solver, plan, n_steps, nm, epsilon), flush=True)
+        with fit_progress(self.verbose, n_steps, f"{solver.name} fit"):
+            result = solver.solve(
+                X,
+                np.require(Y, np.float64, ["C", "W"]),
+                plan,
+                nm,
+                check_generator(self.random_state),
             )
-        result = solver.solve(
-            X,
-            np.require(Y, np.float64, ["C", "W"]),
-            plan,
-            nm,
-            check_generator(self.random_state),
-        )
         if not (np.isfinite(result.coef).all() and np.isfinite(result.intercept).all()):
             # Post-processing of the released model: raising costs no privacy.
             raise ValueError(
@@ -321,7 +321,8 @@ class BaseDPLinearModel(BaseEstimator):
             epsilon=epsilon,
             delta=self.delta_,
             dp_event=result.dp_event,
-            warnings=tuple(fit_warnings),
+            warnings=tuple(fit_warnings) + seed_warnings(self.random_state),
+            requested_delta=float(self.delta),
         )
         return self
 

@@ -1,11 +1,15 @@
 """Shared machinery of the private minimax / fairness estimators.
 
-These estimators solve a saddle point ``min_theta max_lam E f(theta, lam; z)``
-with ``theta`` on the l1-ball of radius ``l1_radius`` (lifted to a simplex of
-``2 p`` vertices) and ``lam`` on a simplex, with the vertex-sampling solvers of
-:mod:`dpestim.solvers.saddle`. Everything the privacy guarantee depends on is
-public: ``l1_radius``, ``feature_bound`` (features are clipped to it),
-``target_bound``, the group list and the group proportions' floor.
+These estimators solve a saddle point ``min_theta max_lam E f(theta, lam; z)``.
+With the default solver ``"noisy-sgda"`` (:mod:`dpestim.solvers.sgda`)
+``theta`` is unconstrained and the dual lives on group weights or bounded
+multipliers (add/remove neighbouring, Gaussian, dp_accounting); with the
+vertex-sampling solvers of :mod:`dpestim.solvers.saddle` ``theta`` is on the
+l1-ball of radius ``l1_radius`` (lifted to a simplex of ``2 p`` vertices) and
+``lam`` on a simplex (replace-one). Everything the privacy guarantee depends
+on is public: ``l1_radius``, ``feature_bound`` (features are clipped to it),
+``target_bound``, the group list, the group proportions' floor and the
+solvers' parameters.
 """
 
 import math
@@ -13,13 +17,16 @@ from numbers import Real
 
 import dp_accounting
 import numpy as np
+from dp_accounting import GaussianDpEvent
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
-from ..privacy import PrivacyReport, check_guarantee
+from ..privacy import PrivacyReport, calibrate_noise, check_guarantee, compute_epsilon
 from ..privacy.charging import FitCharge, charge_fit
+from ..privacy.report import seed_warnings
+from ..solvers._sgda_kernels import DUAL_WEIGHTS
 from ..solvers.saddle import (
     MAX_SCORE_BOUND,
     BaseSaddleSolver,
@@ -27,6 +34,7 @@ from ..solvers.saddle import (
     plan_saddle,
     resolve_saddle_solver,
 )
+from ..solvers.sgda import NoisySGDA, SGDAPlan
 from ..utils import check_generator
 from ..utils.fit_warnings import collect_fit_warnings, warn_in_fit
 
@@ -46,7 +54,7 @@ _BOUND_PARAMS = (
 __all__ = ["BaseMinimaxModel"]
 
 # Solvers that run on linear-model saddle problems (dp-sgda is games only).
-_LINEAR_SOLVERS = ("dp-smd", "dp-smd-br")
+_LINEAR_SOLVERS = ("noisy-sgda", "dp-smd", "dp-smd-br")
 
 
 def _sensitive_codes(sensitive_features, n):
@@ -100,7 +108,7 @@ class BaseMinimaxModel(BaseEstimator):
         group_proportions="private",
         proportions_budget=0.1,
         min_group_proportion=None,
-        solver="dp-smd",
+        solver="noisy-sgda",
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -220,11 +228,12 @@ class BaseMinimaxModel(BaseEstimator):
         X : array-like of shape (n_samples, n_features)
             Features; clipped to ``[-feature_bound, feature_bound]``.
         y : array-like of shape (n_samples,)
-        sensitive_features : array-like of shape (n_samples,) or (n_samples, k), \
-default=None
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, k)
             Group membership of each sample (rows of a 2-d array are combined
-            into one group label). ``None``: a single group. Routed by
-            scikit-learn's metadata routing (``set_fit_request``) inside
+            into one group label). Required: a worst-group or fairness model
+            without groups is an error (use :class:`~dpestim.LogisticRegression`
+            for a model of the average loss). Routed by scikit-learn's metadata
+            routing (``set_fit_request``) inside
             :class:`~sklearn.pipeline.Pipeline` and
             :class:`~sklearn.model_selection.GridSearchCV`.
 
@@ -241,18 +250,16 @@ default=None
     def _fit_logged(self, X, y, sensitive_features, fit_warnings):
         solver = resolve_saddle_solver(self.solver, allowed=_LINEAR_SOLVERS)
         self._check_public_params()
+        if sensitive_features is None:
+            raise ValueError(
+                f"{type(self).__name__}.fit requires sensitive_features (one group "
+                "label per sample): fit(X, y, sensitive_features=a). Without groups "
+                "there is no worst group or fairness constraint; use "
+                "dpestim.LogisticRegression / Ridge for the average loss."
+            )
         X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=False)
         n = X.shape[0]
-        a = (
-            np.zeros(n, dtype=object)
-            if sensitive_features is None
-            else _sensitive_codes(sensitive_features, n)
-        )
-        groups, codes = (
-            (np.array(["all"], dtype=object), np.zeros(n, dtype=np.int64))
-            if sensitive_features is None
-            else self._resolve_groups(a)
-        )
+        groups, codes = self._resolve_groups(_sensitive_codes(sensitive_features, n))
         target = self._encode_target(y)
         rng = check_generator(self.random_state)
         eps, delta = float(self.epsilon), float(self.delta)
@@ -265,14 +272,32 @@ default=None
             )
         n_cells = self._n_cells(groups.shape[0])
         cells = self._cells(codes, target)
-        estimate = (
-            isinstance(self.group_proportions, str)
-            and self.group_proportions == "private"
+        Xc = self._clip_X(X)
+        fit = self._fit_sgda if isinstance(solver, NoisySGDA) else self._fit_smd
+        theta, dual = fit(solver, Xc, target, cells, n_cells, rng, fit_warnings)
+        self.groups_ = groups
+        self.solver_ = solver
+        if self.fit_intercept:
+            coef, intercept = theta[:-1], theta[-1] * float(self.feature_bound)
+        else:
+            coef, intercept = theta, 0.0
+        self._release(coef, intercept, dual)
+        return self
+
+    def _estimate_proportions(self):
+        return isinstance(self.group_proportions, str) and (
+            self.group_proportions == "private"
         )
+
+    def _fit_smd(self, solver, Xc, target, cells, n_cells, rng, fit_warnings):
+        """Vertex-sampling solvers (replace-one, Laplace proportions)."""
+        n = Xc.shape[0]
+        eps, delta = float(self.epsilon), float(self.delta)
+        private = math.isfinite(eps)
+        estimate = self._estimate_proportions()
         eps_prop = eps * self.proportions_budget if estimate else 0.0
         eps_saddle = eps - eps_prop if private else math.inf
         pi, pi_min = self._proportions(cells, n_cells, eps_prop, rng)
-        Xc = self._clip_X(X)
         problem, L0, L1, L2 = self._problem(Xc, target, cells, pi, pi_min)
         if not all(0 < v <= _MAX_LIPSCHITZ for v in (L0, L1)) or not (
             0 <= L2 <= _MAX_LIPSCHITZ
@@ -306,20 +331,12 @@ default=None
             FitCharge(dp_accounting.ComposedDpEvent(events), solver.neighbouring, label)
         )
         result = solver.solve(problem, plan, params, rng)
-        self.groups_ = groups
         self.group_proportions_ = pi
-        self.solver_ = solver
         self.n_iter_ = result.n_iter
         self.epsilon_ = spent
         self.delta_ = delta
         self.dp_event_ = result.dp_event
         self.dp_params_ = dict(result.params, lipschitz=float(L0))
-        theta = float(self.l1_radius) * (result.x[: dx // 2] - result.x[dx // 2 :])
-        if self.fit_intercept:
-            coef, intercept = theta[:-1], theta[-1] * float(self.feature_bound)
-        else:
-            coef, intercept = theta, 0.0
-        self._release(coef, intercept, result.y)
         self._report = PrivacyReport(
             estimator=type(self).__name__,
             solver=solver.name,
@@ -354,9 +371,142 @@ default=None
             epsilon=self.epsilon_,
             delta=delta,
             dp_event=result.dp_event,
-            warnings=tuple(fit_warnings),
+            warnings=tuple(fit_warnings) + seed_warnings(self.random_state),
         )
-        return self
+        theta = float(self.l1_radius) * (result.x[: dx // 2] - result.x[dx // 2 :])
+        return theta, result.y
+
+    def _fit_sgda(self, solver, Xc, target, cells, n_cells, rng, fit_warnings):
+        """Euclidean noisy SGDA (add/remove, Gaussian proportions, one RDP)."""
+        n, d = Xc.shape
+        eps, delta = float(self.epsilon), float(self.delta)
+        private = math.isfinite(eps)
+        estimate = self._estimate_proportions()
+        prior, sigma_h = None, 0.0
+        if estimate and private:
+            # one record changes one cell count by 1: L2 sensitivity 1
+            sigma_h = calibrate_noise(
+                GaussianDpEvent, eps * self.proportions_budget, delta,
+                cache_key=("gaussian",),
+            )  # fmt: skip
+            prior = GaussianDpEvent(sigma_h)
+        pi, counts_public = self._gaussian_proportions(cells, n_cells, sigma_h, rng)
+        problem = self._lagrangian(Xc, target, cells, pi)
+        plan = SGDAPlan(n, d, problem.M.shape[1], prior)
+        params = solver.resolve(eps, delta, plan, problem.dual_kind)
+        event = solver.make_event(params, plan)
+        spent = compute_epsilon(event, delta) if private else math.inf
+        # The invariant: never run a mechanism accounted above the request.
+        check_guarantee(spent, eps, what=f"solver={solver.name!r}")
+        self._check_group_sizes(pi, n, params, sigma_h, counts_public)
+        # Budgets see the mechanism (proportions included) before it runs.
+        label = f"{type(self).__name__}(solver={solver.name!r}, n={n})"
+        charge_fit(FitCharge(event, solver.neighbouring, label))
+        result = solver.solve(problem, plan, params, rng)
+        self.group_proportions_ = pi
+        self.n_iter_ = result.n_iter
+        self.epsilon_ = spent
+        self.delta_ = delta
+        self.dp_event_ = event
+        self.dp_params_ = dict(params, proportions_noise_multiplier=sigma_h)
+        self.noise_multiplier_ = params["noise_multiplier"]
+        self._report = PrivacyReport(
+            estimator=type(self).__name__,
+            solver=solver.name,
+            mechanism=solver.mechanism(params),
+            sampling=solver.sampling(params),
+            composition=(
+                f"{params['max_iter']} Poisson-subsampled Gaussian steps"
+                + (
+                    ", composed (RDP) with a Gaussian histogram of the cell counts "
+                    f"(noise multiplier {sigma_h:.4g}, sensitivity 1)"
+                    if prior is not None
+                    else ""
+                )
+            ),
+            n_steps=result.n_iter,
+            noise_multiplier=params["noise_multiplier"],
+            clip_norm=params["clip_norm"],
+            neighbouring=solver.neighbouring,
+            accountant="dp_accounting RDP",
+            noise=(
+                f"noise multiplier {params['noise_multiplier']:.6g} x clip norm "
+                f"{params['clip_norm']:.6g} on every step"
+                if private
+                else "none (epsilon = inf: not private)"
+            ),
+            epsilon=self.epsilon_,
+            delta=delta,
+            dp_event=event,
+            warnings=tuple(fit_warnings) + seed_warnings(self.random_state),
+        )
+        dual = result.y
+        if problem.dual_kind == DUAL_WEIGHTS:
+            dual = pi * dual  # group weights w -> the simplex point lam = pi w
+        else:  # multipliers mu -> (mu+, mu-, slack) / B, the dp-smd layout
+            dual = np.concatenate([np.maximum(dual, 0), np.maximum(-dual, 0), [0.0]])
+            dual = dual / problem.bound
+        return result.x, dual
+
+    def _gaussian_proportions(self, cells, n_cells, sigma_h, rng):
+        """Cell proportions for noisy-sgda; second value: are they public."""
+        gp = self.group_proportions
+        if isinstance(gp, str) and gp == "uniform":
+            return np.full(n_cells, 1.0 / n_cells), False
+        if isinstance(gp, str) and gp == "private":
+            counts = np.bincount(cells, minlength=n_cells).astype(float)
+            if sigma_h > 0:
+                counts = counts + sigma_h * rng.standard_normal(n_cells)
+            # the sums form needs no Lipschitz floor (a record's gradient is
+            # bounded whatever pi): the default floor is one row, 1 / n
+            floor = (
+                1.0 / cells.shape[0]
+                if self.min_group_proportion is None
+                else float(self.min_group_proportion)
+            )
+            pi = np.maximum(counts / cells.shape[0], floor)
+            return self._at_least_one_row(pi), False
+        pi = self._proportion_array(gp, n_cells)
+        return self._at_least_one_row(pi), True
+
+    @staticmethod
+    def _at_least_one_row(pi):
+        """Normalised, and no cell below ``1e-9`` (a proportion below one row
+        of any realistic dataset; keeps ``1 / pi`` finite in the dual set)."""
+        pi = np.maximum(pi / pi.sum(), 1e-9)
+        return pi / pi.sum()
+
+    def _check_group_sizes(self, pi, n, params, sigma_h, public):
+        """Warn when a cell is too small for the budget (no private count used).
+
+        ``needed`` is computed from public quantities: a cell needs enough
+        rows that the noise on its share of the averaged dual gradient is at
+        most 1/10 of the signal, ``10 sigma C / (q sqrt(T / 2))`` rows, and
+        that its noisy count is ten noise deviations from zero. It is
+        compared with ``pi * n``, where ``pi`` is public or already released
+        (privately estimated) proportions; never with a private count.
+        """
+        sigma, clip = params["noise_multiplier"], params["clip_norm"]
+        if sigma == 0 and sigma_h == 0:
+            return
+        q, T = params["sampling_prob"], params["max_iter"]
+        needed = 10 * sigma * clip / (q * math.sqrt(max(1.0, T / 2)))
+        needed = int(math.ceil(max(needed, 10 * sigma_h)))
+        if isinstance(self.group_proportions, str) and self.group_proportions == (
+            "uniform"
+        ):
+            return
+        small = np.flatnonzero(pi * n < needed)
+        if small.size:
+            what = "public" if public else "privately estimated (released)"
+            self._warn(
+                f"{small.size} cell(s) (indices {small.tolist()}) have fewer rows "
+                f"than the {needed} this budget needs (by the {what} proportions "
+                f"group_proportions_): their constraint or risk estimate is "
+                "dominated by noise. Increase epsilon, merge groups, or collect "
+                "more rows for them.",
+                PrivacyBudgetWarning,
+            )
 
     def privacy_report(self):
         """The privacy guarantee of the fitted model (a :class:`PrivacyReport`)."""
@@ -388,12 +538,13 @@ _DOC_COMMON = """epsilon : float, default=1.0
     delta : float, default=1e-5
         In ``(0, 1)``; keep it well below ``1 / n_samples``.
     l1_radius : float, default=4.0
-        ``R``: the coefficients (and the intercept, see ``fit_intercept``)
-        are constrained to ``||theta||_1 <= R``. Public; enters the privacy
-        calibration. ``R X_inf`` (plus ``target_bound`` for least squares)
-        bounds the scores and must be at most ``1e50``; the Lipschitz
-        constants it sets (divided by the smallest group proportion) must
-        stay below ``1e200``.
+        ``R``: with the dp-smd solvers, the coefficients (and the intercept,
+        see ``fit_intercept``) are constrained to ``||theta||_1 <= R``.
+        Public; enters their privacy calibration. Not used by
+        ``"noisy-sgda"``. ``R X_inf`` (plus ``target_bound`` for least
+        squares) bounds the scores and must be at most ``1e50``; the
+        Lipschitz constants it sets (divided by the smallest group
+        proportion) must stay below ``1e200``.
     feature_bound : float, default=1.0
         ``X_inf``: features are clipped to ``[-X_inf, X_inf]`` in ``fit`` and
         in prediction. Public; enters the privacy calibration.
@@ -405,18 +556,34 @@ _DOC_COMMON = """epsilon : float, default=1.0
         ``sensitive_features`` with a :class:`~dpestim.PrivacyLeakWarning`.
     group_proportions : {"private", "uniform"} or array-like, default="private"
         Proportions ``pi`` used to turn group-conditional risks into
-        expectations: a Laplace histogram spending ``proportions_budget *
-        epsilon`` (then clipped below at ``min_group_proportion``), uniform,
-        or public values (one per cell).
+        expectations: a private histogram spending ``proportions_budget *
+        epsilon`` (Gaussian, composed with the solver by RDP, for
+        ``"noisy-sgda"``; Laplace, basic composition, for dp-smd; then
+        clipped below at ``min_group_proportion``), uniform, or public
+        values (one per cell). With ``"private"`` or public values, a cell
+        with too few rows for the budget raises a
+        :class:`~dpestim.PrivacyBudgetWarning` giving the number needed
+        (from public quantities; compared with the released or public
+        proportions, never with a private count).
     proportions_budget : float, default=0.1
         Share of ``epsilon`` spent on the private proportions.
     min_group_proportion : float or None, default=None
-        Public floor of the estimated proportions (``None``: half the uniform
-        proportion, ``0.5 / n_cells``); the Lipschitz bound, hence the step
-        size, scales with ``1 / min_group_proportion``.
-    solver : {"dp-smd", "dp-smd-br"} or saddle solver object, default="dp-smd"
-        Algorithm 1 or Algorithm 3 of the paper; pass e.g.
-        ``DPSMD(max_iter="theory", n_vertex_samples=8)`` to set its
+        Public floor of the estimated proportions. ``None``: one row
+        (``1 / n_samples``) with ``solver="noisy-sgda"``, whose sensitivity
+        does not depend on the proportions; half the uniform proportion
+        (``0.5 / n_cells``) with the dp-smd solvers, whose Lipschitz bound,
+        hence step size, scales with ``1 / min_group_proportion``.
+    solver : {"noisy-sgda", "dp-smd", "dp-smd-br"} or saddle solver object, \
+default="noisy-sgda"
+        ``"noisy-sgda"`` (:class:`~dpestim.solvers.NoisySGDA`): Euclidean
+        noisy stochastic gradient descent-ascent, Poisson sampling, joint
+        primal-dual clipping, Gaussian noise accounted by dp_accounting under
+        add/remove-one; ``theta`` is unconstrained (``l1_radius`` is not
+        used), hyperparameters ``"auto"`` from public quantities. ``"dp-smd"``
+        / ``"dp-smd-br"``: Algorithm 1 / 3 of González et al. (vertex
+        sampling on the l1 ball, replace-one), far less accurate at
+        real-data sizes (see ``BENCHMARKS.md``); pass e.g.
+        ``DPSMD(max_iter="theory", n_vertex_samples=8)`` to set their
         parameters.
     random_state : int, Generator or None, default=None"""
 

@@ -6,7 +6,9 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..losses import LOGISTIC
+from ..solvers._sgda_kernels import DUAL_BOX, FAIR_REDUCTION
 from ..solvers.saddle import LinearSaddleProblem
+from ..solvers.sgda import LagrangianProblem, NoisySGDA
 from ._base import _DOC_ATTRIBUTES, _DOC_COMMON, BaseMinimaxModel
 from ._minimax import BinaryLinearClassifierMixin
 
@@ -18,16 +20,22 @@ class FairLogisticRegression(BinaryLinearClassifierMixin, BaseMinimaxModel):
         **BaseMinimaxModel._parameter_constraints,
         "classes": ["array-like", None],
         "constraint": [StrOptions({"demographic_parity", "equalized_odds"})],
-        "difference_bound": [Interval(Real, 0, None, closed="left")],
-        "multiplier_bound": [Interval(Real, 0, None, closed="neither")],
+        "difference_bound": [
+            Interval(Real, 0, None, closed="left"),
+            StrOptions({"auto"}),
+        ],
+        "multiplier_bound": [
+            Interval(Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
     }
 
     def __init__(
         self,
         *,
         constraint="demographic_parity",
-        difference_bound=0.05,
-        multiplier_bound=1.0,
+        difference_bound="auto",
+        multiplier_bound="auto",
         epsilon=1.0,
         delta=1e-5,
         l1_radius=4.0,
@@ -38,7 +46,7 @@ class FairLogisticRegression(BinaryLinearClassifierMixin, BaseMinimaxModel):
         group_proportions="private",
         proportions_budget=0.1,
         min_group_proportion=None,
-        solver="dp-smd",
+        solver="noisy-sgda",
         random_state=None,
     ):
         super().__init__(
@@ -82,7 +90,7 @@ class FairLogisticRegression(BinaryLinearClassifierMixin, BaseMinimaxModel):
         S = -(parent[:, None] == parent_of[None, :]).astype(float)
         S /= pi_parent[parent_of][None, :]
         S[np.arange(n), cells] += 1.0 / pi[cells]
-        Bl, bound = float(self.multiplier_bound), float(self.difference_bound)
+        Bl, bound = self._bounds(sgda=False)
         # multipliers Bl * y on constraints (+s_e, -s_e) and one slack vertex
         Bm = np.zeros((n, 2 * E + 1))
         Bm[:, :E] = Bl * S
@@ -112,46 +120,101 @@ class FairLogisticRegression(BinaryLinearClassifierMixin, BaseMinimaxModel):
         )
         return problem, L0, L1, L2
 
+    def _bounds(self, sgda):
+        """``(multiplier_bound, difference_bound)`` with ``"auto"`` resolved.
+
+        noisy-sgda constrains positive-prediction *rates*: ``"auto"`` is 5 and
+        0 (as fair as the run gets); dp-smd constrains mean *scores*:
+        ``"auto"`` is 1 and 0.05 (its Lipschitz bound grows with the
+        multiplier bound).
+        """
+        B, bound = self.multiplier_bound, self.difference_bound
+        if B == "auto":
+            B = 5.0 if sgda else 1.0
+        if bound == "auto":
+            bound = 0.0 if sgda else 0.05
+        return float(B), float(bound)
+
+    def _lagrangian(self, Xc, target, cells, pi):
+        """noisy-sgda: the exponentiated-gradient Lagrangian, on sums.
+
+        Constraint ``k`` (a cell: group, or (group, label)) is written on sums,
+        ``c_k = E[(1{cell = k} - q_k 1{parent}) 1{theta.x > 0}]
+        = P(cell k) (rate_k - rate_parent)``, with ``q_k`` the (public or
+        privately estimated) share of cell ``k`` in its parent, and bounded by
+        ``|c_k| <= pi_k difference_bound``. A record's dual gradient is then
+        ``M[k_i] 1{s > 0}`` with ``||M[k_i]|| <= sqrt(2)``: O(1) whatever the
+        size of its group, instead of ``1 / pi`` for group means.
+        """
+        E = pi.shape[0]
+        if self.constraint == "equalized_odds":
+            parent_of = np.arange(E) % 2
+        else:
+            parent_of = np.zeros(E, dtype=np.int64)
+        share = pi / np.array([pi[parent_of == parent_of[k]].sum() for k in range(E)])
+        same_parent = parent_of[:, None] == parent_of[None, :]
+        M = np.eye(E) - same_parent * share[None, :]
+        return LagrangianProblem(
+            X=Xc,
+            target=np.ascontiguousarray(target, dtype=np.float64),
+            cells=np.ascontiguousarray(cells, dtype=np.int64),
+            kind=FAIR_REDUCTION,
+            loss=LOGISTIC,
+            M=np.ascontiguousarray(M),
+            dual_kind=DUAL_BOX,
+            props=pi,
+            bound=self._bounds(sgda=True)[0],
+            slack=pi * self._bounds(sgda=True)[1],
+            dual_init=np.zeros(E),
+        )
+
     def _release(self, coef, intercept, y):
         self.coef_ = coef[None, :]
         self.intercept_ = np.array([intercept])
-        self.multipliers_ = float(self.multiplier_bound) * y[:-1]
+        self.multipliers_ = (
+            self._bounds(sgda=isinstance(self.solver_, NoisySGDA))[0] * y[:-1]
+        )
 
 
 FairLogisticRegression.__doc__ = f"""Private logistic regression, fairness-constrained.
 
-    Solves the Lagrangian of the convex (linear-score) surrogate of the
-    constraint as one saddle point, with the multipliers on a scaled simplex
-    as in fairlearn's reductions approach (but one private mirror-descent run
-    instead of many oracle calls)::
+    With the default ``solver="noisy-sgda"`` it solves the Lagrangian game
+    of fairlearn's exponentiated-gradient reduction (Agarwal et al. 2018) in
+    one private run: the multipliers ``mu`` (one per cell, in
+    ``[-B, B]``) price the constraints ``|P(cell) (rate_cell -
+    rate_parent)| <= P(cell) difference_bound`` on the *rates of positive
+    predictions*, and ``theta`` descends the logistic surrogate of the
+    resulting cost-sensitive classification::
 
-        min_(||theta||_1 <= R) max_(mu >= 0, ||mu||_1 <= B)
-            E[log(1 + exp(-y theta.x))]
-            + sum_e mu_e+ (D_e(theta) - bound) + mu_e- (-D_e(theta) - bound)
+        min_theta max_(|mu_k| <= B) E[|cost_i| log(1 + exp(-t_i theta.x))]
+            + sum_k (mu_k c_k(theta) - B_k |mu_k|)
 
-    where ``D_e(theta)`` is the difference between the mean score
-    ``theta.x`` in cell ``e`` and in its parent: for
-    ``"demographic_parity"`` cells are the groups and the parent is the whole
-    population; for ``"equalized_odds"`` cells are (group, label) pairs and
-    the parent is the label. ``D_e`` is written as an expectation with the
-    cell proportions ``pi`` (``group_proportions``; for equalized odds,
-    public values are given per cell ``(group_0, label_0), (group_0,
-    label_1), ...``).
+    Cells are the groups (``"demographic_parity"``, parent: everyone) or the
+    (group, label) pairs (``"equalized_odds"``, parent: the label). The
+    constraints are written on sums, so one record moves a dual gradient by
+    O(1) whatever its group's size. The non-private limit matches fairlearn's
+    ``ExponentiatedGradient`` with a logistic-regression learner (Adult:
+    0.826 accuracy at a demographic-parity difference of 0.003 against its
+    0.829 at 0.015) with one deterministic linear model instead of a
+    randomized mixture.
 
-    The surrogate constrains mean *scores* (decision-function units), not
-    rates of positive predictions; it is convex, so the saddle point is
-    well-defined, and it tightens the true constraint only approximately.
+    With ``solver="dp-smd"`` (or ``"dp-smd-br"``) it solves instead the
+    convex surrogate on mean *scores* on the l1 ball (``|E[theta.x | cell] -
+    E[theta.x | parent]| <= difference_bound``, multipliers on a scaled
+    simplex) by private mirror descent with vertex sampling.
 
     Parameters
     ----------
     constraint : {{"demographic_parity", "equalized_odds"}}, \
 default="demographic_parity"
-    difference_bound : float, default=0.05
-        Allowed difference of mean scores (decision-function units).
-    multiplier_bound : float, default=1.0
-        ``B``: bound on the l1 norm of the multipliers. Larger values enforce
-        the constraint harder but raise the Lipschitz bound, hence the
-        privacy cost per step.
+    difference_bound : float or "auto", default="auto"
+        Allowed difference of positive-prediction rates (noisy-sgda; ``"auto"``:
+        0, as fair as the run gets) or of mean scores (dp-smd; ``"auto"``:
+        0.05).
+    multiplier_bound : float or "auto", default="auto"
+        ``B``: bound on the multipliers (noisy-sgda: each, ``"auto"``: 5;
+        dp-smd: their l1 norm, ``"auto"``: 1, as it raises the Lipschitz
+        bound, hence the privacy cost per step).
     {_DOC_COMMON}
     classes : array-like or None, default=None
         The public label set (two labels).

@@ -12,7 +12,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import PrivacyLeakWarning
 from ..losses import LOGISTIC, SQUARED
+from ..solvers._sgda_kernels import DUAL_WEIGHTS, WORST_GROUP
 from ..solvers.saddle import MAX_SCORE_BOUND, LinearSaddleProblem
+from ..solvers.sgda import LagrangianProblem
 from ..utils import check_label_values
 from ._base import _DOC_ATTRIBUTES, _DOC_COMMON, BaseMinimaxModel
 
@@ -45,6 +47,28 @@ class _GroupCells:
 
     def _cells(self, codes, target):
         return codes
+
+    def _lagrangian(self, Xc, target, cells, pi):
+        """noisy-sgda: ``min_theta max_w E[w_a loss]``, ``w >= 0, pi . w = 1``.
+
+        Written on weights ``w_g = lam_g / pi_g`` rather than on the simplex
+        ``lam``: a record's dual gradient is ``loss e_a`` (its group's *sum*,
+        O(1) whatever the group's size) instead of ``loss e_a / pi_a``.
+        """
+        G = pi.shape[0]
+        return LagrangianProblem(
+            X=Xc,
+            target=np.ascontiguousarray(target, dtype=np.float64),
+            cells=np.ascontiguousarray(cells, dtype=np.int64),
+            kind=WORST_GROUP,
+            loss=self._loss_code,
+            M=np.eye(G),
+            dual_kind=DUAL_WEIGHTS,
+            props=pi,
+            bound=math.inf,
+            slack=np.zeros(G),
+            dual_init=np.ones(G) / pi.sum(),
+        )
 
 
 class BinaryLinearClassifierMixin(ClassifierMixin):
@@ -107,6 +131,7 @@ class BinaryLinearClassifierMixin(ClassifierMixin):
 class MinimaxLogisticRegression(
     _GroupCells, BinaryLinearClassifierMixin, BaseMinimaxModel
 ):
+    _loss_code = LOGISTIC
     _parameter_constraints = {
         **BaseMinimaxModel._parameter_constraints,
         "classes": ["array-like", None],
@@ -125,7 +150,7 @@ class MinimaxLogisticRegression(
         group_proportions="private",
         proportions_budget=0.1,
         min_group_proportion=None,
-        solver="dp-smd",
+        solver="noisy-sgda",
         random_state=None,
     ):
         super().__init__(
@@ -163,6 +188,7 @@ class MinimaxLogisticRegression(
 
 
 class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
+    _loss_code = SQUARED
     _parameter_constraints = {
         **BaseMinimaxModel._parameter_constraints,
         "target_bound": [Interval(Real, 0, MAX_SCORE_BOUND, closed="right")],
@@ -181,7 +207,7 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
         group_proportions="private",
         proportions_budget=0.1,
         min_group_proportion=None,
-        solver="dp-smd",
+        solver="noisy-sgda",
         random_state=None,
     ):
         super().__init__(
@@ -248,12 +274,17 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
 MinimaxLogisticRegression.__doc__ = f"""Private worst-group logistic regression.
 
     Minimises the largest group-conditional logistic risk
-    ``max_g E[log(1 + exp(-y theta.x)) | a = g]`` over ``||theta||_1 <= R``,
-    as the saddle point ``min_theta max_(lam in simplex)
-    sum_g lam_g E[1{{a = g}} / pi_g (l - c)]`` (spec 001, estimator A, with the
-    loss centring ``c``), solved by private stochastic mirror descent with
-    vertex sampling (no added noise; the sampling is an exponential
-    mechanism). Binary classification only.
+    ``max_g E[log(1 + exp(-y theta.x)) | a = g]``. With the default
+    ``solver="noisy-sgda"`` it is the saddle point ``min_theta max_w
+    E[w_a log(1 + exp(-y theta.x))]`` over group weights ``w >= 0``,
+    ``sum_g pi_g w_g = 1`` (a record's dual gradient is its loss, O(1)
+    whatever its group's size), solved by noisy SGDA (Gaussian, add/remove,
+    dp_accounting). With ``solver="dp-smd"`` it is spec 001's estimator A
+    on the l1 ball ``||theta||_1 <= R``, ``min_theta max_(lam in simplex)
+    sum_g lam_g E[1{{a = g}} / pi_g (l - c)]`` with the loss centring ``c``,
+    solved by private stochastic mirror descent with vertex sampling (no
+    added noise; the sampling is an exponential mechanism). Binary
+    classification only.
 
     With ``pi_g`` equal to the true proportions the saddle point is the
     minimax-risk model; with other ``pi`` (e.g. ``"uniform"``) it is that of
@@ -271,9 +302,10 @@ MinimaxLogisticRegression.__doc__ = f"""Private worst-group logistic regression.
     {_DOC_ATTRIBUTES}
     classes_ : ndarray of shape (2,)
     group_weights_ : ndarray of shape (n_groups,)
-        The released dual variable: the average of the vertex samples of the
-        group-weight iterates (differentially private). Large weights mark
-        the groups with the largest risk.
+        The released dual variable on the simplex (``pi * w`` for
+        noisy-sgda; the average of the vertex samples for dp-smd), a
+        post-processing of the private run. Large weights mark the groups
+        with the largest risk.
 
     Examples
     --------

@@ -16,7 +16,7 @@ from .accounting import (
 )
 from .guarantee import check_guarantee
 from .mechanisms import gaussian_noise, laplace_noise
-from .report import PrivacyReport
+from .report import PrivacyReport, describe_event
 
 __all__ = [
     "ACCOUNTANTS",
@@ -26,6 +26,7 @@ __all__ = [
     "calibrate_noise",
     "check_guarantee",
     "compute_epsilon",
+    "describe_event",
     "gaussian_noise",
     "laplace_noise",
     "make_accountant",

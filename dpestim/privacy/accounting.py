@@ -16,6 +16,7 @@ from dp_accounting import pld, rdp
 
 from . import _disk_cache, _search
 from ._disk_cache import set_calibration_cache
+from ._quiet import quiet_accounting
 
 __all__ = [
     "ACCOUNTANTS",
@@ -114,6 +115,7 @@ def _evaluate(event, delta, accountant, neighbouring):
     return epsilon, order
 
 
+@quiet_accounting
 def compute_epsilon(event, delta, accountant="rdp", neighbouring="add_or_remove_one"):
     """Epsilon of ``event`` at ``delta`` according to ``accountant``.
 
@@ -141,6 +143,7 @@ def compute_epsilon(event, delta, accountant="rdp", neighbouring="add_or_remove_
     return _evaluate(event, delta, accountant, neighbouring)[0]
 
 
+@quiet_accounting
 def calibrate_noise(
     make_event,
     epsilon,

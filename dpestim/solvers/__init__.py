@@ -22,6 +22,7 @@ from .dp_scd import DPSCD, SeqDPSCD
 from .dp_sgd import DPSGD
 from .dp_smd_sco import DPSMDSCO
 from .saddle import DPSGDA, DPSMD, DPSMDBR, SADDLE_SOLVERS, SaddlePlan
+from .sgda import NoisySGDA
 
 __all__ = [
     "ADPAdaGrad",
@@ -39,6 +40,7 @@ __all__ = [
     "DPSMD",
     "DPSMDBR",
     "DPSMDSCO",
+    "NoisySGDA",
     "SADDLE_SOLVERS",
     "SOLVERS",
     "AcceleratedSolver",

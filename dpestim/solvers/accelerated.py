@@ -737,8 +737,8 @@ class AcceleratedSolver(BaseSolver):
         _, nms, _ = self.noise_schedule(noise_multiplier, plan)
         return (
             f"{kind}, per-iteration {what} iteration_noise_multipliers_[t] x "
-            f"{unit_text}, from {nms.min() * unit:.6g} to {nms.max() * unit:.6g} "
-            "per coordinate (larger early)"
+            f"{unit_text}: {nms[0] * unit:.6g} per coordinate at the first "
+            f"iteration, {nms[-1] * unit:.6g} at the last"
         )
 
     def accounting(self, accountant):

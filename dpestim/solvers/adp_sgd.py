@@ -235,8 +235,9 @@ class _AdaptiveNoiseSGD(DPSGD):
         return (
             f"Gaussian, standard deviation at step t noise multiplier "
             f"{noise_multiplier:.6g} x alpha_t x clip norm {plan.clip_norm:.6g}, "
-            f"from {alpha.min():.6g} to {alpha.max():.6g} per coordinate "
-            "(noise_multipliers_ holds noise multiplier x alpha_t)"
+            f"{alpha[0]:.6g} per coordinate at the first step, {alpha[-1]:.6g} at "
+            f"the last (range {alpha.min():.6g} to {alpha.max():.6g}; "
+            "noise_multipliers_ holds noise multiplier x alpha_t)"
         )
 
     def composition(self, plan):

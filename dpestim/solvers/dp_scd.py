@@ -28,6 +28,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from .._kernels import poisson_sample
 from ..losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
+from ..utils._progress import current_progress
 from .base import BaseSolver, SolverResult
 from .dp_sgd import DPSGD
 
@@ -446,6 +447,8 @@ class DPSCD(BaseSolver):
                 self._cap(plan),
                 rng,
             )
+            if (progress := current_progress()) is not None:
+                progress.update(self.steps_per_output(plan))
             theta = v / (plan.alpha * plan.n_samples)
             coef[k] = theta[:d]
             if plan.fit_intercept:

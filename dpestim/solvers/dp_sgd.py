@@ -21,6 +21,8 @@ from .._kernels import (
     poisson_sample_range,
     sampling_key,
 )
+from ..losses import loss_value
+from ..utils._progress import current_progress
 from ..utils._rows import row_sq_norms
 from .base import BaseSolver, SolverResult
 
@@ -231,6 +233,7 @@ def noisy_gradient_descent(
     stds = np.ascontiguousarray(noise_stds, dtype=np.float64)
     rates = np.ascontiguousarray(learning_rates, dtype=np.float64)
     rule = _EMPTY_F if step_rule is None else step_rule
+    progress = current_progress()
     if getattr(X, "_dpestim_blocked", False):
         q, denom = float(sampling_prob), sampling_prob * plan.n_samples
         with X.gradient_oracle(Y, plan) as clipped_sum:
@@ -240,32 +243,52 @@ def noisy_gradient_descent(
                     G, g0, W, b, t, stds, denom, rates, plan.alpha, rng, rule,
                     float(smoothing), plan.fit_intercept,
                 )  # fmt: skip
+                if progress is not None:
+                    progress.update(1)
         return W, b
     row_sq = _row_sq_norms(X)
     if sp.issparse(X):
         args = (_EMPTY_X, X.data, X.indices, X.indptr, True)
     else:
         args = (X, _EMPTY_F, _EMPTY_I, _EMPTY_I, False)
-    _noisy_sgd_loop(
-        *args,
-        Y,
-        row_sq,
-        plan.loss,
-        W,
-        b,
-        plan.fit_intercept,
-        plan.clip_norm,
-        stds,
-        float(sampling_prob),
-        rates,
-        plan.alpha,
-        rng,
-        rule,
-        float(smoothing),
-        key,
-        first_step,
-    )
+    n_steps = rates.shape[0]
+    if progress is None:
+        pieces = [(0, n_steps)]
+    else:  # epoch-sized pieces of one run: the same draws, bit for bit
+        period = 1 if step_rule is None else int(step_rule[4])
+        pieces = progress.chunks(n_steps, 1.0 / sampling_prob, multiple_of=period)
+    for lo, hi in pieces:
+        _noisy_sgd_loop(
+            *args,
+            Y,
+            row_sq,
+            plan.loss,
+            W,
+            b,
+            plan.fit_intercept,
+            plan.clip_norm,
+            stds[lo:hi],
+            float(sampling_prob),
+            rates[lo:hi],
+            plan.alpha,
+            rng,
+            rule,
+            float(smoothing),
+            key,
+            first_step + lo,
+        )
+        if progress is not None:
+            progress.update(hi - lo)
+            if progress.wants_loss:
+                epoch = round(hi * sampling_prob, 2)
+                progress.report_loss(epoch, _objective(X, Y, W, b, plan))
     return W, b
+
+
+def _objective(X, Y, W, b, plan):
+    """Penalised mean training loss (read only by the non-private diagnostic)."""
+    Z = np.ascontiguousarray(X @ W.T + b)
+    return loss_value(plan.loss, Z, Y) + 0.5 * plan.alpha * float(np.sum(W * W))
 
 
 class DPSGD(BaseSolver):

@@ -183,7 +183,8 @@ class DPSMDSCO(BaseSolver):
         return K * (T // q + q) + int(self.n_output_samples)
 
     def n_steps(self, plan):
-        return self.schedule(plan)[0]
+        # after calibration, the epsilon-dependent T actually run
+        return self._sched(plan)[0]
 
     def check_plan(self, plan):
         """Bounded steps and a bounded number of vertex samples."""
@@ -248,7 +249,8 @@ class DPSMDSCO(BaseSolver):
     def added_noise(self, noise_multiplier, plan):
         return (
             "none added: each vertex sample is an exponential mechanism of "
-            f"epsilon 1 / noise multiplier = {1.0 / noise_multiplier:.6g}"
+            f"epsilon 4 tau L0 / B = {self.sample_epsilon(noise_multiplier, plan):.6g} "
+            f"(privacy cap 1 / noise multiplier = {1.0 / noise_multiplier:.6g})"
         )
 
     def accounting(self, accountant):

@@ -208,3 +208,60 @@ def test_bank():
     assert counts(b.target) == [4000, 521]
     assert "duration" not in b.feature_names
     assert b.data.min() >= -1.0 and b.data.max() <= 1.0
+
+
+# ------------------------------------------- scikit-learn style returns
+def test_finish_return_X_y_and_frames_without_files():
+    # the shared helper, on a synthetic Bunch (runs without the data)
+    from sklearn.utils import Bunch
+
+    from dpestim.datasets._bunch import finish
+
+    X, y = np.arange(6.0).reshape(3, 2), np.array([0, 1, 0])
+    got = finish(Bunch(data=X, target=y), True, False)
+    assert got[0] is X and got[1] is y
+    pd = pytest.importorskip("pandas")
+    b = finish(
+        Bunch(
+            data=sp.csr_matrix(X),
+            target=y,
+            data_test=sp.csr_matrix(X),
+            target_test=y,
+        ),
+        False,
+        True,
+    )
+    assert isinstance(b.data, pd.DataFrame) and list(b.data.columns) == ["x0", "x1"]
+    assert isinstance(b.data_test, pd.DataFrame)
+    assert isinstance(b.target_test, pd.Series) and b.target.name == "target"
+    np.testing.assert_array_equal(b.data.sparse.to_dense().to_numpy(), X)
+    assert list(b.frame.columns) == ["x0", "x1", "target"]
+
+
+def test_california_split_is_fixed_and_public():
+    from dpestim.datasets import california_test_rows
+
+    mask = california_test_rows()
+    assert mask.sum() == 20433 // 5
+    np.testing.assert_array_equal(mask, california_test_rows(20433))
+
+
+@needs("california_housing")
+def test_california_housing_split_and_frame():
+    b = load_california_housing()
+    assert b.data_train.shape == (16347, 13) and b.data_test.shape == (4086, 13)
+    np.testing.assert_array_equal(
+        np.sort(np.concatenate([b.target_train, b.target_test])), np.sort(b.target)
+    )
+    X, y = load_california_housing(return_X_y=True)
+    np.testing.assert_array_equal(X, b.data)
+    pd = pytest.importorskip("pandas")
+    f = load_california_housing(as_frame=True)
+    assert isinstance(f.data_test, pd.DataFrame)
+    assert list(f.data.columns) == list(b.feature_names)
+
+
+@needs("adult_a9a")
+def test_adult_a9a_return_X_y():
+    X, y = load_adult_a9a(return_X_y=True)
+    assert X.shape == (32561, 123) and y.shape == (32561,)

@@ -18,6 +18,7 @@ from dpestim.solvers import (
     DPLSSGD,
     DPSMDSCO,
     SOLVERS,
+    DPNAGOpt,
 )
 from dpestim.solvers import dp_sgd as dp_sgd_module
 
@@ -297,3 +298,15 @@ def test_parameters_are_validated_even_when_sklearn_skips_validation(params):
     with sklearn.config_context(skip_parameter_validation=True):
         with pytest.raises(InvalidParameterError):
             _quiet_fit(est, X, y)
+
+
+@pytest.mark.parametrize("noise", ["laplace", "gaussian"])
+def test_opt_noise_schedule_does_not_overflow(noise):
+    """The T* selection constant overflows float64 at clip_norm=1e300: it is
+    handled (T* = 1), never an OverflowError (the solver API is public)."""
+    from dpestim.losses import LOGISTIC
+    from dpestim.solvers import ERMPlan
+
+    plan = ERMPlan(20, 3, 1, LOGISTIC, 1e-4, True, 1e300, 10, 256, 0.5)
+    T, nms, _ = DPNAGOpt(noise=noise).noise_schedule(10.0, plan)
+    assert T == 1 and np.isfinite(nms).all()

@@ -91,15 +91,23 @@ def test_worker_processes_are_charged(data):
 
 
 @pytest.mark.filterwarnings("ignore::dpestim.PrivacyLeakWarning")
-def test_saddle_fit_charged_as_zcdp(data):
+def test_minimax_fits_are_charged(data):
     X, y = data
-    budget = PrivacyBudget(5.0, 1e-5)
-    with budget:
-        est = MinimaxLogisticRegression(epsilon=1.0, random_state=0).fit(X, y)
+    rng = np.random.default_rng(3)
+    X, y = np.vstack([X] * 4), np.concatenate([y] * 4)
+    a = rng.integers(0, 2, size=y.shape[0])
+    common = dict(epsilon=1.0, groups=[0, 1], random_state=0)
+    with PrivacyBudget(5.0, 1e-5) as budget:  # noisy SGDA: add/remove, one event
+        est = MinimaxLogisticRegression(**common).fit(X, y, sensitive_features=a)
+    assert budget.records[0][0] == est.dp_event_
+    assert budget.spent()[0] == compute_epsilon(est.dp_event_, 1e-5)
+    with PrivacyBudget(5.0, 1e-5) as budget:  # vertex sampling: pure-DP draws
+        MinimaxLogisticRegression(solver="dp-smd", **common).fit(
+            X, y, sensitive_features=a
+        )
     eps = budget.spent()[0]
     assert np.isfinite(eps) and eps > 0
     assert budget.records[0][1] == "replace_one"
-    assert est.epsilon_ <= 1.0
 
 
 def test_mixed_relations_refused(data):
