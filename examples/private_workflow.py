@@ -1,4 +1,5 @@
-"""One privacy budget from a raw CSV to a released model (Adult).
+"""One privacy budget from a raw CSV to a released model (Adult)
+=============================================================
 
 Everything that looks at the training data is charged to one
 ``PrivacyBudget(epsilon=1, delta=1e-5)``:
