@@ -1,31 +1,30 @@
-"""Empirical privacy audit of every registered solver (the slow audit tier).
+"""Tight privacy audit of every registered solver (issue 13).
 
-For every solver in ``dpestim.solvers.SOLVERS`` and every estimator whose
-loss it supports, :func:`dpestim.audit.audit_estimator` trains the estimator
-``2 * trials`` times on a tiny dataset with and without a Dirac ("gradient")
-canary at a loose budget and computes a 95%-confidence lower bound on
-epsilon. A correct solver must give a lower bound below the epsilon it
-reports. The same audit runs on deliberately broken variants of dp-sgd
-(``tests/audit/broken_solvers.py``: clipping removed, noise halved, shuffled
-batches accounted as Poisson), which it should catch; the shuffled variant
-is also checked by a participation-count test (noise-free fits), because a
-final-model audit cannot see it (see BENCHMARKS.md).
+Every solver of ``dpestim.solvers.SOLVERS`` is audited with
+:func:`dpestim.audit.audit_solver` (white-box: worst-case neighbouring
+datasets of zero records plus a canary whose clipped gradient is maximal,
+full batch, few steps, a threshold fitted on 10% of the trials and a 95%
+Clopper-Pearson bound on the other 90%), at ``epsilon = 1``. The ratio
+lower bound / reported epsilon is recorded per solver, beside CPU and wall
+time. Deliberately broken variants (``tests/audit/broken_solvers.py``: noise
+halved, sensitivity doubled without telling the accountant) are audited with
+the same budget of fits as their correct counterpart.
 
 Usage (from the repository root)::
 
-    python benchmarks/audit_solvers.py                    # all solvers + broken
-    python benchmarks/audit_solvers.py --solvers dp-sgd   # some solvers only
-    python benchmarks/audit_solvers.py --quick            # smoke run
-    python benchmarks/audit_solvers.py --no-broken --solvers dp-hb dp-scd
+    nice -n 10 python benchmarks/audit_solvers.py            # everything
+    python benchmarks/audit_solvers.py --quick               # smoke run
+    python benchmarks/audit_solvers.py --only dp-sgd dp-gd   # some rows
 
 Results: ``benchmarks/results/audit.json``, ``audit.md`` and
-``audit_table.rst`` (included by doc/privacy_statement.rst); with
-``--solvers`` the new rows are merged into the existing files.
+``audit_table.rst`` (included by doc/privacy_statement.rst).
 """
 
 import argparse
 import json
 import logging
+import os
+import platform
 import sys
 import time
 import warnings
@@ -34,197 +33,157 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "audit")]
 
-import numpy as np  # noqa: E402
+from broken_solvers import (  # noqa: E402
+    DoubledSensitivity,
+    HalfNoise,
+    LaplaceDoubledSensitivity,
+    LaplaceHalfNoise,
+)
 
-from dpestim import LinearSVC, LogisticRegression, Ridge  # noqa: E402
-from dpestim.audit import audit_estimator  # noqa: E402
-from dpestim.solvers import SOLVERS  # noqa: E402
+from dpestim.audit import audit_solver  # noqa: E402
+from dpestim.solvers import DPGD, SOLVERS  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
-N, D = 60, 4
-EPSILON, DELTA = 2.0, 1e-2
+EPSILON = 1.0
+_NEEDS_PENALTY = {"dp-hb", "dp-nag", "dp-nag-opt", "dp-masg", "dp-masg-opt"}
+_NEEDS_PENALTY |= {"dp-scd", "seq-dp-scd"}
 
 
-def audit_data(seed=0):
-    """Tiny dataset: D informative features and one all-zero column."""
-    rng = np.random.default_rng(seed)
-    X = np.hstack([rng.normal(size=(N, D)) / (2 * np.sqrt(D)), np.zeros((N, 1))])
-    y_class = (X[:, 0] + 0.1 * rng.normal(size=N) > 0).astype(int)
-    y_reg = X[:, 0] + 0.1 * rng.normal(size=N)
-    return X, y_class, y_reg
-
-
-_STRONGLY_CONVEX_ALPHA = 1e-2
-
-
-def _needs_strong_convexity(solver):
-    name = solver if isinstance(solver, str) else solver.name
-    return name in {
-        "dp-hb",
-        "dp-nag",
-        "dp-nag-opt",
-        "dp-masg",
-        "dp-masg-opt",
-        "dp-scd",
-        "seq-dp-scd",
-    }
-
-
-def estimators(solver, *, full_batch=False):
-    """(label, estimator, target kind) for every loss the solver supports."""
-    supported = (
-        solver.supported_losses
-        if not isinstance(solver, str)
-        else SOLVERS[solver].supported_losses
-    )
-    common = dict(
-        epsilon=EPSILON,
-        delta=DELTA,
-        solver=solver,
-        max_iter=2,
-        batch_size=10 * N if full_batch else 16,  # same n_steps for n and n + 1
-        learning_rate=0.5,
-        # Momentum solvers (step from public smoothness and strong convexity)
-        # and dual coordinate descent (dual defined through alpha) need
-        # alpha > 0; a small public penalty for them.
-        alpha=_STRONGLY_CONVEX_ALPHA if _needs_strong_convexity(solver) else 0.0,
-    )
-    candidates = [
-        ("LogisticRegression", LogisticRegression(classes=[0, 1], **common), "class"),
-        (
-            "LinearSVC(hinge)",
-            LinearSVC(loss="hinge", classes=[0, 1], **common),
-            "class",
-        ),
-        (
-            "LinearSVC(squared_hinge)",
-            LinearSVC(loss="squared_hinge", classes=[0, 1], **common),
-            "class",
-        ),
-        ("Ridge", Ridge(**common), "reg"),
-    ]
-    return [c for c in candidates if c[1]._loss_name in supported]
-
-
-def run_one(label, est, target, trials, seed):
-    X, y_class, y_reg = audit_data()
-    t0 = time.perf_counter()
-    try:
-        res = audit_estimator(
-            est,
-            X,
-            y_class if target == "class" else y_reg,
-            canary="gradient",
-            n_trials=trials,
-            random_state=seed,
+def configs(quick=False):
+    """(row label, solver, audit_solver keyword arguments)."""
+    k = 10 if quick else 1
+    rows = []
+    # The headline target: dp-sgd, full batch, 2 steps, epsilon = 1.
+    for delta in (1e-2, 1e-3, 1e-5):
+        trials = 50_000
+        rows.append(
+            (
+                f"dp-sgd q=1 T=2 delta={delta:g}",
+                "dp-sgd",
+                dict(max_iter=2, delta=delta, n_trials=trials // k),
+            )
         )
-    except Exception as exc:  # recorded, so one failing solver does not stop the run
-        return {"estimator": label, "error": f"{type(exc).__name__}: {exc}"}
+    # Mini-batch: batch 6 of 50 / 51 records gives q = 0.12 and 17 steps on
+    # both datasets (the step count must not depend on n + 1 versus n).
+    rows.append(
+        (
+            "dp-sgd q=6/51 T=17 delta=0.01",
+            "dp-sgd",
+            dict(max_iter=2, delta=1e-2, n_trials=10_000 // k, batch_size=6),
+        )
+    )
+    for name in sorted(SOLVERS):
+        if name == "dp-sgd":
+            continue
+        penalty = 0.01 if name in _NEEDS_PENALTY else 0.0
+        solver = SOLVERS[name]()
+        if solver.privacy_notion == "pure":
+            kw = dict(max_iter=1, n_trials=20_000 // k, penalty=penalty)
+            rows.append((f"{name} T=1", name, kw))
+            if name == "dp-gd":
+                exact = DPGD(noise="discrete_laplace")
+                rows.append(("dp-gd noise=discrete_laplace T=1", exact, kw))
+        else:
+            trials = (10_000 if name.startswith("adp") else 5_000) // k
+            kw = dict(max_iter=2, delta=1e-2, n_trials=trials, penalty=penalty)
+            rows.append((f"{name} T=2 delta=0.01", name, kw))
+    broken = [
+        (HalfNoise(), dict(max_iter=2, delta=1e-2, n_trials=20_000 // k)),
+        (DoubledSensitivity(), dict(max_iter=2, delta=1e-2, n_trials=20_000 // k)),
+        (LaplaceHalfNoise(), dict(max_iter=1, n_trials=20_000 // k)),
+        (LaplaceDoubledSensitivity(), dict(max_iter=1, n_trials=20_000 // k)),
+    ]
+    rows += [(f"{s.name} (same settings)", s, kw) for s, kw in broken]
+    return rows
+
+
+def reference_gaussian(n_trials=50_000, seeds=5):
+    """The same test on the exact Gaussian mechanism of dp-sgd's reported noise.
+
+    What an ideal solver would score (numpy draws, no fits): the spread of
+    the bound over seeds at the budget of the dp-sgd rows.
+    """
+    import math
+
+    import numpy as np
+    from dp_accounting import GaussianDpEvent, SelfComposedDpEvent
+
+    from dpestim.audit._audit import epsilon_lower_bound
+    from dpestim.audit._solver_audit import _FittedThreshold
+    from dpestim.privacy import calibrate_noise
+
+    out = {}
+    for delta in (1e-2, 1e-3, 1e-5):
+        nm = calibrate_noise(
+            lambda s: SelfComposedDpEvent(GaussianDpEvent(s), 2),
+            EPSILON,
+            delta,
+            accountant="pld",
+        )
+        bounds = []
+        for seed in range(seeds):
+            rng = np.random.default_rng(seed)
+            sd = nm / math.sqrt(2)  # score units: shift 1, mean of 2 draws
+            o, i = rng.normal(0, sd, n_trials), 1 + rng.normal(0, sd, n_trials)
+            k = n_trials // 10
+            t = _FittedThreshold(False)(o[:k], i[:k], delta, 0.05, n_trials - k)
+            fp, fn = int(np.sum(o[k:] > t)), int(np.sum(i[k:] <= t))
+            bounds.append(epsilon_lower_bound(fp, fn, n_trials - k, delta, 0.05)[0])
+        out[f"{delta:g}"] = {"noise_multiplier": nm, "bounds": bounds}
+        print(delta, nm, np.round(bounds, 3), flush=True)
+    return out
+
+
+def run_row(label, solver, kw, seed):
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        res = audit_solver(solver, epsilon=EPSILON, random_state=seed, **kw)
+    except Exception as exc:  # recorded: one failing solver does not stop the run
+        return {"label": label, "error": f"{type(exc).__name__}: {exc}"[:300]}
     return {
-        "estimator": label,
+        "label": label,
+        "solver": solver if isinstance(solver, str) else solver.name,
+        "settings": {k: v for k, v in kw.items() if k != "n_trials"},
+        "n_trials": res.n_trials,
+        "n_eval": res.n_eval,
         "epsilon": res.epsilon,
         "delta": res.delta,
         "lower_bound": res.epsilon_lower_bound,
+        "ratio": res.epsilon_lower_bound / res.epsilon,
         "false_positives": res.false_positives,
         "false_negatives": res.false_negatives,
-        "n_eval": res.n_eval,
-        "trials": res.n_trials,
         "violation": res.violation,
-        "seconds": time.perf_counter() - t0,
-    }
-
-
-def participation_test(solver, trials, seed):
-    """Noise-free fits: does the canary's participation count vary as Poisson?
-
-    With noise_multiplier=0, alpha=0 and a Dirac canary whose clipped
-    gradient is always ``clip_norm`` (Ridge, huge target), the coefficient of
-    the canary's feature is ``count * lr * c / (q n)``, so the number of steps
-    the canary took part in is read off the released model. Under Poisson
-    sampling it is Binomial(T, q); shuffled epochs give a constant.
-    """
-    X, _, y_reg = audit_data()
-    est = Ridge(
-        epsilon=None,
-        noise_multiplier=0.0,
-        solver=solver,
-        max_iter=2,
-        batch_size=N // 4,
-        learning_rate=0.5,
-        alpha=0.0,
-        fit_intercept=False,
-    )
-    scale = 4.0
-    x_c = np.zeros(D + 1)
-    x_c[-1] = scale
-    Xc = np.vstack([X, x_c])
-    yc = np.append(y_reg, 1e6)
-    n = N + 1
-    q = min(1.0, est.batch_size / n)
-    steps = int(np.ceil(est.max_iter / q - 1e-9))
-    unit = est.learning_rate * 1.0 / (q * n)  # clip_norm = 1
-    rng = np.random.default_rng(seed)
-    counts = []
-    for _ in range(trials):
-        model = est.set_params(random_state=int(rng.integers(2**31))).fit(Xc, yc)
-        counts.append(model.coef_[-1] / unit)
-    counts = np.asarray(counts)
-    expected_var = steps * q * (1 - q)
-    return {
-        "steps": steps,
-        "q": q,
-        "mean_count": float(counts.mean()),
-        "var_count": float(counts.var(ddof=1)),
-        "binomial_var": expected_var,
-        # Var of a Binomial sample variance is small at these sizes: a ratio
-        # below 0.5 is far outside its spread (thousands of sigma for 0).
-        "poisson_consistent": bool(counts.var(ddof=1) > 0.5 * expected_var),
+        "cpu_s": time.process_time() - cpu,
+        "wall_s": time.perf_counter() - wall,
     }
 
 
 def to_markdown(data):
+    c = data["config"]
     lines = [
-        "# Privacy audit of the solvers",
+        "# Tight privacy audit of the solvers (issue 13)",
         "",
-        f"Dirac canary, n={N}+1, d={D}+1, epsilon={EPSILON}, delta={DELTA}, "
-        "95% confidence (Clopper-Pearson), threshold chosen on half of the "
-        "trials and the bound computed on the other half. batch: 16 is "
-        "`batch_size=16` (q = 16/61 for dp-sgd; solvers without sampling, such "
-        "as dp-gd, ignore it), full is `batch_size=600` (q = 1).",
+        f"`{c['command']}`; {c['date']}; epsilon = {EPSILON}, confidence 95% "
+        "(Clopper-Pearson, alpha/2 per error rate), worst-case datasets of "
+        "50 zero records plus a Dirac canary (target 1e6, clipped gradient of "
+        "norm clip_norm = 1 in every step), full batch unless stated, threshold "
+        "fitted on 10% of the trials, bound on the other 90%.",
         "",
-        "| solver | estimator | batch | reported eps | lower bound | FP | FN | "
-        "n_eval | verdict | s |",
+        "| row | fits per dataset | reported eps | delta | lower bound | ratio "
+        "| FP / FN (of n_eval) | verdict | CPU s | wall s |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for row in data["rows"]:
-        if "error" in row:
-            lines.append(
-                f"| {row['solver']} | {row['estimator']} | {row['batch']} | | | | | "
-                f"| error: {row['error'][:80]} | |"
-            )
+    for r in data["rows"]:
+        if "error" in r:
+            lines.append(f"| {r['label']} | | | | | | | error: {r['error'][:90]} | | |")
             continue
-        verdict = "VIOLATION (caught)" if row["violation"] else "ok"
+        verdict = "VIOLATION" if r["violation"] else "ok"
         lines.append(
-            f"| {row['solver']} | {row['estimator']} | {row['batch']} | "
-            f"{row['epsilon']:.3f} | {row['lower_bound']:.3f} | "
-            f"{row['false_positives']} | {row['false_negatives']} | {row['n_eval']} "
-            f"| {verdict} | {row['seconds']:.0f} |"
+            f"| {r['label']} | {r['n_trials']} | {r['epsilon']:.4f} | {r['delta']:g} "
+            f"| {r['lower_bound']:.3f} | {r['ratio']:.2f} | {r['false_positives']} / "
+            f"{r['false_negatives']} ({r['n_eval']}) | {verdict} | {r['cpu_s']:.0f} "
+            f"| {r['wall_s']:.0f} |"
         )
-    if data.get("participation"):
-        lines += [
-            "",
-            "## Participation counts (noise-free fits, Ridge, q = 15/61)",
-            "",
-            "| solver | steps | mean count | variance | Binomial variance | "
-            "Poisson-consistent |",
-            "|---|---|---|---|---|---|",
-        ]
-        for name, p in data["participation"].items():
-            lines.append(
-                f"| {name} | {p['steps']} | {p['mean_count']:.3f} | "
-                f"{p['var_count']:.3f} | {p['binomial_var']:.3f} | "
-                f"{p['poisson_consistent']} |"
-            )
     return "\n".join(lines) + "\n"
 
 
@@ -234,30 +193,25 @@ def to_rst(data):
         ".. list-table::",
         "   :header-rows: 1",
         "",
-        "   * - solver",
-        "     - estimator",
-        "     - batch",
-        "     - reported epsilon",
-        "     - lower bound",
-        "     - FP / FN (of n_eval)",
+        "   * - audited setting",
+        "     - reported epsilon (delta)",
+        "     - lower bound (95%)",
+        "     - ratio",
         "     - verdict",
     ]
-    for row in data["rows"]:
-        if "error" in row:
-            cells = [row["solver"], row["estimator"], row["batch"], "", "", "", "error"]
+    for r in data["rows"]:
+        if "error" in r:
+            cells = [r["label"], "", "", "", "error"]
         else:
             cells = [
-                row["solver"],
-                row["estimator"],
-                row["batch"],
-                f"{row['epsilon']:.3f}",
-                f"{row['lower_bound']:.3f}",
-                f"{row['false_positives']} / {row['false_negatives']} "
-                f"({row['n_eval']})",
-                "violation (caught)" if row["violation"] else "ok",
+                r["label"],
+                f"{r['epsilon']:.3f} ({r['delta']:g})",
+                f"{r['lower_bound']:.3f}",
+                f"{r['ratio']:.2f}",
+                "violation" if r["violation"] else "ok",
             ]
         lines.append(f"   * - ``{cells[0]}``")
-        lines += [f"     - {c}" for c in cells[1:]]
+        lines += [f"     - {x}" for x in cells[1:]]
     return "\n".join(lines) + "\n"
 
 
@@ -270,90 +224,104 @@ def write_results(data):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--solvers", nargs="*", default=None)
-    parser.add_argument("--trials", type=int, default=1000)
-    parser.add_argument("--broken-trials", type=int, default=4000)
-    parser.add_argument("--no-broken", action="store_true")
-    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="10x fewer fits")
+    parser.add_argument("--only", nargs="*", default=None, help="row label prefixes")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--render-only", action="store_true")
     parser.add_argument(
-        "--render-only",
+        "--reference",
         action="store_true",
-        help="rewrite audit.md and audit_table.rst from audit.json",
+        help="simulate the exact Gaussian mechanism with the same test "
+        "(audit_reference.json)",
+    )
+    parser.add_argument(
+        "--part",
+        default=None,
+        help="write rows to audit_part_<PART>.json (run parts in parallel)",
+    )
+    parser.add_argument(
+        "--merge", nargs="*", default=None, help="merge these parts into audit.json"
+    )
+    parser.add_argument(
+        "--logs",
+        nargs="*",
+        default=None,
+        help="with --merge: also take the JSON rows printed in these logs",
     )
     args = parser.parse_args(argv)
+    if args.reference:
+        ref = reference_gaussian()
+        (RESULTS / "audit_reference.json").write_text(json.dumps(ref, indent=1))
+        return
     if args.render_only:
         write_results(json.loads((RESULTS / "audit.json").read_text()))
         return
-    logging.getLogger("absl").setLevel(logging.ERROR)
-    warnings.simplefilter("ignore")  # this script's process only
-    if args.quick:
-        args.trials, args.broken_trials = 200, 300
-    names = sorted(SOLVERS) if args.solvers is None else args.solvers
-    unknown = sorted(set(names) - set(SOLVERS))
-    if unknown:
-        parser.error(f"unknown solvers {unknown}; registered: {sorted(SOLVERS)}")
-
-    out_json = RESULTS / "audit.json"
-    data = {"rows": [], "participation": {}}
-    if args.solvers is not None and out_json.exists():
-        data = json.loads(out_json.read_text())
-        keep = set(names) | (set() if args.no_broken else {"broken"})
-        data["rows"] = [
-            r
-            for r in data["rows"]
-            if r["solver"] not in names
-            and not (r["solver"].startswith("broken") and "broken" in keep)
+    if args.merge is not None:
+        parts = [
+            json.loads((RESULTS / f"audit_part_{p}.json").read_text())
+            for p in args.merge
         ]
-    t_start = time.perf_counter()
-    jobs = []
-    for name in names:
-        for full in (False, True) if name == "dp-sgd" else (False,):
-            for label, est, target in estimators(name, full_batch=full):
-                jobs.append((name, label, est, target, args.trials, full))
-    if not args.no_broken:
-        from broken_solvers import BROKEN_SOLVERS
-
-        for bname, cls in BROKEN_SOLVERS.items():
-            for full in (False, True):
-                for label, est, target in estimators(cls(), full_batch=full):
-                    if label == "Ridge":
-                        jobs.append(
-                            (bname, label, est, target, args.broken_trials, full)
-                        )
-    for name, label, est, target, trials, full in jobs:
-        row = run_one(label, est, target, trials, args.seed)
-        row["solver"] = name
-        row["batch"] = "full" if full else "16"
+        for log in args.logs or []:
+            logged = [
+                json.loads(line)
+                for line in Path(log).read_text().splitlines()
+                if line.startswith("{")
+            ]
+            config = {"command": f"(rows logged in {Path(log).name})"}
+            parts.append({"rows": logged, "config": config | {"wall_s_this_run": 0}})
+        order = {r[0]: i for i, r in enumerate(configs())}
+        rows = sorted(
+            (r for p in parts for r in p["rows"] if r["label"] in order),
+            key=lambda r: order.get(r["label"], len(order)),
+        )
+        seen, unique = set(), []
+        for r in rows:  # a row logged twice keeps its last run
+            if r["label"] in seen:
+                unique = [u for u in unique if u["label"] != r["label"]]
+            seen.add(r["label"])
+            unique.append(r)
+        rows = unique
+        config = dict(parts[0]["config"])
+        config["command"] = " ; ".join(p["config"]["command"] for p in parts)
+        config["wall_s_this_run"] = max(p["config"]["wall_s_this_run"] for p in parts)
+        write_results({"rows": rows, "config": config})
+        for p in args.merge:
+            (RESULTS / f"audit_part_{p}.json").unlink()
+        return
+    logging.getLogger("absl").setLevel(logging.ERROR)  # this script's process only
+    warnings.simplefilter("ignore")
+    rows = configs(args.quick)
+    if args.only:
+        rows = [r for r in rows if any(r[0].startswith(p) for p in args.only)]
+    data = {"rows": []}
+    old = RESULTS / "audit.json"
+    if args.only and old.exists() and args.part is None:
+        data = json.loads(old.read_text())
+        labels = {r[0] for r in rows}
+        data["rows"] = [r for r in data["rows"] if r["label"] not in labels]
+    t0 = time.perf_counter()
+    for label, solver, kw in rows:
+        row = run_row(label, solver, kw, args.seed)
         print(json.dumps(row), flush=True)
         data["rows"].append(row)
-    if not args.no_broken:
-        from broken_solvers import ShuffledAsPoisson
-
-        ptrials = 100 if args.quick else 400
-        for pname, solver in (
-            ("dp-sgd", "dp-sgd"),
-            (
-                ShuffledAsPoisson.name,
-                ShuffledAsPoisson(),
-            ),
-        ):
-            data["participation"][pname] = participation_test(
-                solver, ptrials, args.seed
-            )
-            print(pname, data["participation"][pname], flush=True)
+    order = {r[0]: i for i, r in enumerate(configs(args.quick))}
+    data["rows"].sort(key=lambda r: order.get(r["label"], len(order)))
     data["config"] = {
-        "n": N,
-        "d": D,
+        "command": "python benchmarks/audit_solvers.py "
+        + " ".join(argv or sys.argv[1:]),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "epsilon": EPSILON,
-        "delta": DELTA,
-        "trials": args.trials,
-        "broken_trials": args.broken_trials,
+        "seed": args.seed,
         "quick": args.quick,
-        "seconds_this_run": time.perf_counter() - t_start,
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared)",
+        "wall_s_this_run": time.perf_counter() - t0,
     }
-    write_results(data)
-    print(f"total {time.perf_counter() - t_start:.0f} s")
+    if args.part is not None:
+        out = RESULTS / f"audit_part_{args.part}.json"
+        out.write_text(json.dumps(data, indent=1) + "\n")
+    else:
+        write_results(data)
+    print(f"total {time.perf_counter() - t0:.0f} s")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ __all__ = [
 ]
 
 _CANARIES = ("gradient", "input")
+_RELATIONS = ("add_or_remove_one", "replace_one")
 
 
 @dataclass(frozen=True)
@@ -153,23 +154,34 @@ def epsilon_lower_bound(false_positives, false_negatives, n, delta, alpha):
     return best, fpr, fnr
 
 
-def _best_threshold(out, inn, delta, alpha):
-    """Threshold maximising the bound on the selection trials."""
+def _threshold_bounds(out, inn, cands, delta, alpha, n_eval=None):
+    """Bound of the test "score > t" for every ``t`` in ``cands``.
+
+    Error counts on ``out`` / ``inn`` are rescaled to ``n_eval`` trials
+    (default: their own number) before the Clopper-Pearson bounds.
+    """
     n = out.shape[0]
-    cands = np.unique(np.concatenate([out, inn]))
-    out_sorted = np.sort(out)
-    in_sorted = np.sort(inn)
-    fp = n - np.searchsorted(out_sorted, cands, side="right")
-    fn = np.searchsorted(in_sorted, cands, side="right")
+    m = n if n_eval is None else int(n_eval)
+    fp = n - np.searchsorted(np.sort(out), cands, side="right")
+    fn = np.searchsorted(np.sort(inn), cands, side="right")
+    if m != n:
+        fp = np.rint(fp * (m / n)).astype(np.int64)
+        fn = np.rint(fn * (m / n)).astype(np.int64)
     # Evaluating every candidate is cheap: the Beta quantiles are vectorised.
-    fpr = np.where(fp >= n, 1.0, beta.ppf(1 - alpha / 2, fp + 1, np.maximum(n - fp, 1)))
-    fnr = np.where(fn >= n, 1.0, beta.ppf(1 - alpha / 2, fn + 1, np.maximum(n - fn, 1)))
+    fpr = np.where(fp >= m, 1.0, beta.ppf(1 - alpha / 2, fp + 1, np.maximum(m - fp, 1)))
+    fnr = np.where(fn >= m, 1.0, beta.ppf(1 - alpha / 2, fn + 1, np.maximum(m - fn, 1)))
     with np.errstate(divide="ignore", invalid="ignore"):
         e1 = np.log(np.maximum(1 - delta - fnr, 0) / fpr)
         e2 = np.log(np.maximum(1 - delta - fpr, 0) / fnr)
-    score = np.nan_to_num(np.maximum(e1, e2), nan=-1.0, neginf=-1.0)
-    i = int(np.argmax(score))
-    return float(cands[i])
+    return np.nan_to_num(np.maximum(e1, e2), nan=-1.0, neginf=-1.0)
+
+
+def _best_threshold(out, inn, delta, alpha, n_eval=None):
+    """Threshold maximising the bound on the selection trials."""
+    cands = np.unique(np.concatenate([out, inn]))
+    return float(
+        cands[int(np.argmax(_threshold_bounds(out, inn, cands, delta, alpha)))]
+    )
 
 
 def _craft_canary(estimator, X, y, kind, scale):
@@ -220,19 +232,41 @@ def _craft_canary(estimator, X, y, kind, scale):
     return scale * radius * v, label, direction, None
 
 
-def _score(model, x_c, direction, j):
-    """Membership score: how far the model moved in the canary's direction."""
-    if j is not None:
-        W = np.atleast_2d(model.coef_)
-        return float(W[:, j] @ direction)
-    x = x_c[None, :]
-    out = model.decision_function(x) if is_classifier(model) else model.predict(x)
-    return float(np.ravel(out) @ direction)
+class _CanaryScore:
+    """Membership score: how far the model moved in the canary's direction.
+
+    ``j`` given: the released coefficients of feature ``j`` projected on
+    ``direction`` (gradient canary); otherwise the model's output on ``x_c``
+    projected on ``direction``. ``offset`` and ``unit`` rescale the score
+    (a public affine map, which changes no error count). ``per_record``:
+    the raw score is first multiplied by the number of records of the
+    dataset fitted (public), which undoes the ``1 / n`` of a mean-loss
+    gradient, so that fits on ``n`` and ``n + 1`` records have the same noise
+    scale.
+    """
+
+    def __init__(self, x_c, direction, j, offset=0.0, unit=1.0, per_record=False):
+        self.x_c, self.direction, self.j = x_c, direction, j
+        self.offset, self.unit, self.per_record = offset, unit, per_record
+
+    def __call__(self, model, n_records=1):
+        if self.j is not None:
+            W = np.atleast_2d(model.coef_)
+            raw = float(W[:, self.j] @ self.direction)
+        else:
+            x = self.x_c[None, :]
+            out = (
+                model.decision_function(x) if is_classifier(model) else model.predict(x)
+            )
+            raw = float(np.ravel(out) @ self.direction)
+        if self.per_record:
+            raw *= n_records
+        return (raw - self.offset) / self.unit
 
 
-def _fit_scores(template, datasets, seeds, x_c, direction, j):
+def _fit_scores(template, datasets, seeds, score):
     """Fit ``template`` on each dataset with each seed; return scores, epsilon."""
-    scores, eps, steps = [], [], []
+    scores, eps, steps, deltas = [], [], [], []
     with warnings.catch_warnings():
         # Local to this call: the audit's many fits warn the same way (for
         # example delta >= 1/n on a tiny audit dataset) and the warnings are
@@ -241,10 +275,11 @@ def _fit_scores(template, datasets, seeds, x_c, direction, j):
         model = clone(template)
         for (X, y), seed in zip(datasets, seeds):
             model.set_params(random_state=int(seed)).fit(X, y)
-            scores.append(_score(model, x_c, direction, j))
+            scores.append(score(model, X.shape[0]))
             eps.append(model.epsilon_)
             steps.append(model.n_iter_)
-    return scores, eps, steps
+            deltas.append(getattr(model, "delta_", np.nan))
+    return scores, eps, steps, deltas
 
 
 def audit_estimator(
@@ -258,17 +293,23 @@ def audit_estimator(
     delta=None,
     canary_scale=4.0,
     selection_fraction=0.5,
+    neighbouring=None,
+    threshold=None,
     random_state=None,
     n_jobs=None,
 ):
     """Empirical lower bound on the epsilon of an estimator's training.
 
-    The estimator (its parameters as given, including ``epsilon``, ``delta``
-    and ``solver``) is fitted ``n_trials`` times on ``(X, y)`` and
-    ``n_trials`` times on ``(X, y)`` plus one crafted canary record, with
-    independent seeds. A membership score is computed on each released model;
-    a threshold on it is chosen on the first ``selection_fraction`` of the
-    trials, and the false-positive and false-negative counts of the test
+    The "audit my model class" mode: the estimator (its parameters as given,
+    including ``epsilon``, ``delta`` and ``solver``) is fitted ``n_trials``
+    times on each of two neighbouring datasets under the solver's own
+    relation: ``(X, y)`` and ``(X, y)`` plus one crafted canary record
+    (add/remove-one), or ``(X, y)`` plus the canary and ``(X, y)`` plus its
+    mirror image, the same features with the label whose gradient points the
+    other way (replace-one, the Laplace solvers), with independent seeds. A
+    membership score is computed on each released model; a threshold on it
+    is chosen on the first ``selection_fraction`` of the trials, and the
+    false-positive and false-negative counts of the test
     "score > threshold" on the remaining trials give, through Clopper-Pearson
     intervals, a lower bound on epsilon that holds with probability
     ``1 - alpha`` (Jagielski et al., 2020; Nasr et al., 2021).
@@ -296,13 +337,23 @@ def audit_estimator(
     alpha : float, default=0.05
         The bound holds with probability at least ``1 - alpha``.
     delta : float or None, default=None
-        Delta of the bound; ``None`` uses the estimator's ``delta``.
+        Delta of the bound; ``None`` uses the delta of the guarantee the fits
+        report (``delta_``: the estimator's ``delta``, or 0 for pure-DP
+        solvers).
     canary_scale : float, default=4.0
         Norm of the canary's features in units of ``clip_norm`` (gradient
         canary) or of the largest record norm (input canary).
     selection_fraction : float, default=0.5
         Fraction of the trials used to choose the threshold. The bound uses
         only the others, so choosing the threshold does not bias it.
+    neighbouring : {"add_or_remove_one", "replace_one"} or None, default=None
+        Relation of the two datasets; ``None`` uses the solver's
+        ``neighbouring`` (the relation its epsilon is accounted under).
+    threshold : float or None, default=None
+        A threshold on the score fixed in advance (from public quantities
+        only, for example the reported noise, see :func:`audit_solver`): then
+        every trial is used for the bound and ``selection_fraction`` is
+        ignored.
     random_state : int, Generator or None, default=None
         Seeds of the fits (``None``: fresh entropy).
     n_jobs : int or None, default=None
@@ -322,20 +373,12 @@ def audit_estimator(
     noise calibration and accounting are cached, so each fit costs only the
     optimisation itself.
 
-    The two datasets differ by *adding* the canary, the add/remove-one
-    relation. For solvers accounted under replace-one neighbours
-    (``solver.neighbouring == "replace_one"``: the Laplace solvers,
-    dp-smd-sco, the saddle solvers) this is not their accounted relation, so the
-    comparison with the reported epsilon is indicative only.
+    The tightest audits use a worst-case dataset (records whose gradients
+    vanish on the canary's feature), full-batch training and few steps, where
+    the released coefficient is close to one Gaussian or Laplace mechanism;
+    :func:`audit_solver` builds that setting.
     """
-    if not isinstance(n_trials, int | np.integer) or n_trials < 4:
-        raise ValueError(f"n_trials must be an integer >= 4, got {n_trials!r}.")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
-    if not 0 < selection_fraction < 1:
-        raise ValueError(
-            f"selection_fraction must be in (0, 1), got {selection_fraction!r}."
-        )
+    _check_audit_args(n_trials, alpha, selection_fraction)
     if not (isinstance(canary_scale, int | float) and canary_scale > 0):
         raise ValueError(f"canary_scale must be positive, got {canary_scale!r}.")
     if (
@@ -386,35 +429,116 @@ def audit_estimator(
             f"canary must be one of {_CANARIES} or a pair (x, y), got {canary!r}."
         )
 
-    if sp.issparse(X):
-        X_in = sp.vstack([X, sp.csr_matrix(x_c[None, :])], format="csr")
-    else:
-        X_in = np.vstack([X, x_c[None, :]])
-    y_in = np.concatenate([np.asarray(y), np.asarray([y_c], dtype=np.asarray(y).dtype)])
-    if np.ndim(y) == 2:
-        y_in = np.vstack([y, np.atleast_2d(y_c)])
+    if neighbouring is None:
+        solver = getattr(estimator, "solver", None)
+        neighbouring = getattr(solver, "neighbouring", "add_or_remove_one")
+        if isinstance(solver, str):
+            from ..solvers import resolve_solver
 
+            neighbouring = resolve_solver(solver).neighbouring
+    if neighbouring not in _RELATIONS:
+        raise ValueError(
+            f"neighbouring must be one of {_RELATIONS} or None, got {neighbouring!r}."
+        )
+    out_set = (X, y)
+    if neighbouring == "replace_one":
+        # Worst case under replacement: the record is swapped for its mirror
+        # image, whose clipped gradient points the other way.
+        y_anti = _mirror_label(estimator, y, y_c)
+        out_set = _append(X, y, x_c, y_anti)
+    in_set = _append(X, y, x_c, y_c)
+    score = _CanaryScore(x_c, direction, j)
+    return _audit(
+        estimator,
+        out_set,
+        in_set,
+        score,
+        kind=kind,
+        n_trials=n_trials,
+        alpha=alpha,
+        delta=delta,
+        threshold=threshold,
+        selection_fraction=selection_fraction,
+        random_state=random_state,
+        n_jobs=n_jobs,
+    )
+
+
+def _check_audit_args(n_trials, alpha, selection_fraction):
+    if isinstance(n_trials, bool) or not isinstance(n_trials, int | np.integer):
+        raise ValueError(f"n_trials must be an integer >= 4, got {n_trials!r}.")
+    if n_trials < 4:
+        raise ValueError(f"n_trials must be an integer >= 4, got {n_trials!r}.")
+    if not (isinstance(alpha, int | float) and 0 < alpha < 1):
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
+    if not (isinstance(selection_fraction, int | float) and 0 < selection_fraction < 1):
+        raise ValueError(
+            f"selection_fraction must be in (0, 1), got {selection_fraction!r}."
+        )
+
+
+def _mirror_label(estimator, y, y_c):
+    """The label whose gradient opposes the canary's (replace-one pairs)."""
+    if is_classifier(estimator):
+        classes = np.asarray(estimator.classes)
+        return classes[0] if y_c != classes[0] else classes[-1]
+    return -np.asarray(y_c, dtype=float) if np.ndim(y_c) else -float(y_c)
+
+
+def _append(X, y, x_c, y_c):
+    if sp.issparse(X):
+        X_new = sp.vstack([X, sp.csr_matrix(x_c[None, :])], format="csr")
+    else:
+        X_new = np.vstack([X, x_c[None, :]])
+    if np.ndim(y) == 2:
+        return X_new, np.vstack([y, np.atleast_2d(y_c)])
+    y_arr = np.asarray(y)
+    return X_new, np.concatenate([y_arr, np.asarray([y_c], dtype=y_arr.dtype)])
+
+
+def _audit(
+    estimator,
+    out_set,
+    in_set,
+    score,
+    *,
+    kind,
+    n_trials,
+    alpha,
+    delta,
+    threshold,
+    selection_fraction,
+    random_state,
+    n_jobs,
+):
+    """Fit on both datasets, score every release, bound epsilon."""
     ss = np.random.SeedSequence(
         random_state.integers(2**63)
         if isinstance(random_state, np.random.Generator)
         else random_state
     )
     seeds = ss.generate_state(2 * n_trials, dtype=np.uint32)
-    datasets = [(X, y), (X_in, y_in)] * n_trials  # interleaved out / in
+    datasets = [out_set, in_set] * n_trials  # interleaved out / in
     template = clone(estimator)
     n_chunks = 1 if n_jobs in (None, 1) else 4 * max(1, abs(int(n_jobs)))
     bounds = np.linspace(0, 2 * n_trials, n_chunks + 1).astype(int)
     bounds += bounds % 2  # keep out/in pairs together
     chunks = [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
     parts = Parallel(n_jobs=n_jobs)(
-        delayed(_fit_scores)(template, datasets[a:b], seeds[a:b], x_c, direction, j)
+        delayed(_fit_scores)(template, datasets[a:b], seeds[a:b], score)
         for a, b in chunks
     )
     scores = np.array([s for p in parts for s in p[0]])
     eps = [e for p in parts for e in p[1]]
     steps = [t for p in parts for t in p[2]]
+    deltas = [t for p in parts for t in p[3]]
     out, inn = scores[0::2], scores[1::2]
     epsilon = float(max(eps[1::2]))
+    if delta is None:
+        # The delta at which the reported epsilon holds (0 for pure-DP solvers).
+        delta = float(np.nanmax(deltas[1::2]))
+        if math.isnan(delta):
+            delta = float(estimator.delta)
     if set(steps[0::2]) != set(steps[1::2]):
         warnings.warn(
             f"The fits ran {sorted(set(steps[0::2]))} steps without the canary and "
@@ -423,11 +547,14 @@ def audit_estimator(
             "that difference. Choose batch_size and max_iter so that n and n + 1 "
             "give the same number of steps.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-
-    n_sel = min(max(1, int(round(selection_fraction * n_trials))), n_trials - 1)
-    threshold = _best_threshold(out[:n_sel], inn[:n_sel], delta, alpha)
+    if threshold is None or callable(threshold):
+        n_sel = min(max(1, int(round(selection_fraction * n_trials))), n_trials - 1)
+        choose = _best_threshold if threshold is None else threshold
+        threshold = choose(out[:n_sel], inn[:n_sel], delta, alpha, n_trials - n_sel)
+    else:
+        n_sel = 0
     out_eval, in_eval = out[n_sel:], inn[n_sel:]
     n_eval = out_eval.shape[0]
     fp = int(np.sum(out_eval > threshold))
@@ -441,7 +568,7 @@ def audit_estimator(
         canary=kind,
         n_trials=int(n_trials),
         n_eval=int(n_eval),
-        threshold=threshold,
+        threshold=float(threshold),
         false_positives=fp,
         false_negatives=fn,
         fpr_upper=fpr_u,

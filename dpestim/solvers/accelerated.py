@@ -64,6 +64,8 @@ from .._kernels import (
     sample_without_replacement,
     sampling_key,
 )
+from .._kernels.discrete_laplace import snap_discrete_laplace
+from ..privacy.discrete import discrete_laplace_grid
 from ..utils._rows import row_sq_norms
 from .base import BaseSolver, SolverResult
 
@@ -89,6 +91,7 @@ _EMPTY_I = np.empty(0, dtype=np.int64)
 _EMPTY_X = np.empty((0, 0))
 _EMPTY_P = np.empty((0, 0, 0))
 _EMPTY_K = np.zeros(2, dtype=np.uint64)
+_EMPTY_T = np.empty(0, dtype=np.int64)
 
 
 # -- accounting -------------------------------------------------------------------
@@ -289,6 +292,8 @@ def _accelerated_loop(
     key,
     path_W,
     path_b,
+    grids,
+    grid_scales,
 ):
     """Run ``len(steps)`` noisy (accelerated) steps in place on ``(W, b)``.
 
@@ -300,7 +305,13 @@ def _accelerated_loop(
     counter-based sampler under ``key`` (chunking-invariant). The sum is
     divided by ``batch_size`` (the expected size for Poisson). ``path_W`` /
     ``path_b`` receive the iterates when they have ``len(steps)`` rows.
+    ``grids`` non-empty: exact discrete Laplace instead of ``laplace``, each
+    coordinate snapped to ``grids[t]`` plus ``DLap(grid_scales[t])`` grid
+    units (see :mod:`dpestim.privacy.discrete`).
     """
+    exact = grids.shape[0] > 0
+    # the update then adds no noise of its own
+    draw_scales = np.zeros_like(noise_scales) if exact else noise_scales
     n = Y.shape[0]
     K, d = W.shape
     rows = np.empty(n, dtype=np.int64)
@@ -347,8 +358,16 @@ def _accelerated_loop(
                     X, Y, rows, m, PW, pb, loss, clip_norm, row_norms,
                     fit_intercept, G, g0, z, dz,
                 )  # fmt: skip
+        if exact and noise_scales[t] > 0.0:
+            grid, scale = grids[t], grid_scales[t]
+            for k in range(K):
+                for j in range(d):
+                    G[k, j] = snap_discrete_laplace(G[k, j], grid, scale, rng)
+            if fit_intercept:
+                for k in range(K):
+                    g0[k] = snap_discrete_laplace(g0[k], grid, scale, rng)
         accelerated_update(
-            t, G, g0, noise_scales, laplace, m_div, steps, momenta, heavy_ball,
+            t, G, g0, draw_scales, laplace, m_div, steps, momenta, heavy_ball,
             alpha, fit_intercept, rng, W, b, W_prev, b_prev, PW, pb, path_W,
             path_b,
         )  # fmt: skip
@@ -473,7 +492,7 @@ class AcceleratedSolver(BaseSolver):
     optimise_budget = False
 
     _parameter_constraints = {
-        "noise": [StrOptions({"laplace", "gaussian"})],
+        "noise": [StrOptions({"laplace", "gaussian", "discrete_laplace"})],
         "batch_size": [Interval(Integral, 1, None, closed="left"), None],
         "smoothness": [Interval(Real, 0, None, closed="neither"), None],
         "strong_convexity": [Interval(Real, 0, None, closed="left"), None],
@@ -511,11 +530,25 @@ class AcceleratedSolver(BaseSolver):
     supports_blocked_data = _ByNoise(False, True)
 
     def _laplace(self):
-        if self.noise not in ("laplace", "gaussian"):
+        if self.noise not in ("laplace", "gaussian", "discrete_laplace"):
             raise ValueError(
-                f"noise must be 'laplace' or 'gaussian', got {self.noise!r}."
+                "noise must be 'laplace', 'gaussian' or 'discrete_laplace', got "
+                f"{self.noise!r}."
             )
-        return self.noise == "laplace"
+        return self.noise != "gaussian"
+
+    def _exact_grids(self, nms, plan):
+        """Per-step grid and integer scale of ``noise="discrete_laplace"``."""
+        if self.noise != "discrete_laplace":
+            return _EMPTY_F, _EMPTY_T
+        grids, scales = np.zeros(len(nms)), np.ones(len(nms), dtype=np.int64)
+        d, m = self._n_noisy(plan), self._batch(plan)
+        for t, nm in enumerate(nms):
+            if nm > 0:
+                grids[t], scales[t] = discrete_laplace_grid(
+                    nm * 2.0 * plan.clip_norm, nm, d, m
+                )
+        return grids, scales
 
     def guarantee_delta(self, delta):
         """Delta of the reported guarantee: 0 for the Laplace mechanism."""
@@ -727,6 +760,11 @@ class AcceleratedSolver(BaseSolver):
     def added_noise(self, noise_multiplier, plan):
         laplace = self._laplace()
         kind, what = ("Laplace", "scale") if laplace else ("Gaussian", "std")
+        if self.noise == "discrete_laplace":
+            kind = (
+                "exact discrete Laplace on a power-of-two grid (scale about 0.1% "
+                "above the continuous one, see dpestim.privacy.discrete)"
+            )
         unit = (2.0 if laplace else 1.0) * plan.clip_norm
         unit_text = f"{'2 x ' if laplace else ''}clip norm {plan.clip_norm:.6g}"
         if not self.optimise_budget:
@@ -861,6 +899,7 @@ class AcceleratedSolver(BaseSolver):
                 plan.clip_norm,
                 laplace,
                 *loop_args,
+                *self._exact_grids(nms, plan),
             )
         attributes = {
             "noise_scales_": sum_scales / m,
@@ -886,13 +925,20 @@ class AcceleratedSolver(BaseSolver):
 _COMMON_DOC = """
     Parameters
     ----------
-    noise : {"laplace", "gaussian"}, default="laplace"
+    noise : {"laplace", "gaussian", "discrete_laplace"}, default="laplace"
         ``"laplace"``: the paper's pure epsilon-DP mechanism (``delta = 0``
         allowed; the estimator's ``delta`` is ignored and reported as 0),
         ``clip_norm`` bounds the L1 norm of each per-example gradient,
         neighbouring by replacing one record. ``"gaussian"``:
         ``clip_norm`` is an L2 bound, add/remove-one neighbouring, accounted
-        by ``dp_accounting`` (needs ``delta > 0``).
+        by ``dp_accounting`` (needs ``delta > 0``). ``"discrete_laplace"``:
+        the Laplace mechanism with a guarantee that holds in floating point:
+        each coordinate of the clipped-gradient sum is rounded to a
+        power-of-two grid and exact discrete Laplace noise (Canonne, Kamath
+        and Steinke, 2020), sampled from uniform integers only, is added;
+        the scale is about 0.1% larger than ``"laplace"``'s to cover the
+        rounding, and the accounting is the same (see
+        :mod:`dpestim.privacy.discrete`). In-memory data only.
     batch_size : int or None, default=None
         ``None``: full batch. An int ``m < n``: exactly ``m`` records drawn
         without replacement (Laplace) or a Poisson sample of expected size

@@ -10,10 +10,18 @@ import math
 import numpy as np
 
 from dpestim._kernels import clipped_grad_sum
-from dpestim.solvers import DPSGD, SolverResult
+from dpestim.solvers import DPGD, DPSGD, SolverResult
 from dpestim.solvers.dp_sgd import _row_sq_norms, noisy_gradient_descent
 
-__all__ = ["BROKEN_SOLVERS", "HalfNoise", "NoClipping", "ShuffledAsPoisson"]
+__all__ = [
+    "BROKEN_SOLVERS",
+    "DoubledSensitivity",
+    "HalfNoise",
+    "LaplaceDoubledSensitivity",
+    "LaplaceHalfNoise",
+    "NoClipping",
+    "ShuffledAsPoisson",
+]
 
 
 class NoClipping(DPSGD):
@@ -90,4 +98,65 @@ class ShuffledAsPoisson(DPSGD):
         )
 
 
-BROKEN_SOLVERS = {cls.name: cls for cls in (NoClipping, HalfNoise, ShuffledAsPoisson)}
+class DoubledSensitivity(DPSGD):
+    """Clips at 2 x clip_norm, adds the noise (and reports the event) of clip_norm."""
+
+    name = "broken-doubled-sensitivity"
+
+    def solve(self, X, Y, plan, noise_multiplier, rng):
+        wide = dataclasses.replace(plan, clip_norm=2.0 * plan.clip_norm)
+        result = super().solve(X, Y, wide, noise_multiplier / 2, rng)
+        return dataclasses.replace(
+            result,
+            dp_event=self.make_event(noise_multiplier, plan),
+            noise_multiplier=noise_multiplier,
+        )
+
+
+class LaplaceHalfNoise(DPGD):
+    """dp-gd (Laplace) adding half the calibrated noise."""
+
+    name = "broken-laplace-half-noise"
+
+    def solve(self, X, Y, plan, noise_multiplier, rng):
+        result = super().solve(X, Y, plan, noise_multiplier / 2, rng)
+        return dataclasses.replace(
+            result,
+            dp_event=self.make_event(noise_multiplier, plan),
+            noise_multiplier=noise_multiplier,
+        )
+
+
+class LaplaceDoubledSensitivity(DPGD):
+    """dp-gd (Laplace) clipping at 2 x clip_norm with the noise of clip_norm."""
+
+    name = "broken-laplace-doubled-sensitivity"
+
+    def solve(self, X, Y, plan, noise_multiplier, rng):
+        wide = dataclasses.replace(plan, clip_norm=2.0 * plan.clip_norm)
+        result = super().solve(X, Y, wide, noise_multiplier / 2, rng)
+        return dataclasses.replace(
+            result,
+            dp_event=self.make_event(noise_multiplier, plan),
+            noise_multiplier=noise_multiplier,
+        )
+
+
+BROKEN_SOLVERS = {
+    cls.name: cls
+    for cls in (
+        NoClipping,
+        HalfNoise,
+        ShuffledAsPoisson,
+        DoubledSensitivity,
+        LaplaceHalfNoise,
+        LaplaceDoubledSensitivity,
+    )
+}
+"""Every broken variant by registry-like name."""
+
+#: Broken variant per solver family, with the audit settings of that family.
+BROKEN_BY_FAMILY = {
+    "gaussian (dp-sgd)": (HalfNoise, DoubledSensitivity),
+    "laplace (dp-gd)": (LaplaceHalfNoise, LaplaceDoubledSensitivity),
+}

@@ -23,6 +23,7 @@ from dpestim._kernels import (
     sample_without_replacement,
 )
 from dpestim.losses import LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
+from dpestim.privacy.discrete import discrete_laplace_grid, np_snap
 from dpestim.solvers import (
     DPGD,
     DPHB,
@@ -92,7 +93,7 @@ def np_sample_without_replacement(rng, n, m, perm):
 
 def np_accelerated(X, Y, plan, solver, noise_multiplier, rng):
     """Twin of the whole accelerated loop, from the solver's public schedules."""
-    laplace = solver.noise == "laplace"
+    laplace = solver.noise != "gaussian"
     T, nms, _ = solver.noise_schedule(noise_multiplier, plan)
     steps, momenta, restarts, _ = solver.schedule(plan)
     n, K, d = plan.n_samples, plan.n_outputs, plan.n_features
@@ -124,7 +125,14 @@ def np_accelerated(X, Y, plan, solver, noise_multiplier, rng):
         clip = np_l1_clipped_grad_sum if laplace else _np_l2
         G, g0 = clip(X, Y, rows, PW, pb, plan.loss, plan.clip_norm, plan.fit_intercept)
         s = nms[t] * unit
-        if s > 0:
+        if s > 0 and solver.noise == "discrete_laplace":
+            n_coords = K * (d + int(plan.fit_intercept))
+            grid, ts = discrete_laplace_grid(s, nms[t], n_coords, m)
+            G = np.array([np_snap(v, grid, ts, rng) for v in G.ravel()])
+            G = G.reshape(K, d)
+            if plan.fit_intercept:
+                g0 = np.array([np_snap(v, grid, ts, rng) for v in g0])
+        elif s > 0:
             G = G + _draw(rng, laplace, s, (K, d))
             if plan.fit_intercept:
                 g0 = g0 + _draw(rng, laplace, s, K)
@@ -167,6 +175,19 @@ def test_solver_equals_numpy_twin_on_same_stream(name, loss, K, sparse, noise, b
     W, b = np_accelerated(X, Y, plan, solver, 2.5, np.random.default_rng(7))
     np.testing.assert_allclose(res.coef, W, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(res.intercept, b, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("loss,K", [(LOGISTIC, 1), (MULTINOMIAL, 3)])
+@pytest.mark.parametrize("name", ["dp-gd", "dp-masg-opt"])
+@pytest.mark.parametrize("batch", [None, 17])
+def test_discrete_laplace_equals_numpy_twin_on_same_stream(
+    name, loss, K, sparse, batch
+):
+    """noise="discrete_laplace": the kernel's grid snapping and exact draws."""
+    test_solver_equals_numpy_twin_on_same_stream(
+        name, loss, K, sparse, "discrete_laplace", batch
+    )
 
 
 @pytest.mark.parametrize("name", ["dp-nag", "dp-hb", "dp-masg-opt"])
