@@ -6,7 +6,12 @@
 
 __version__ = "0.1.0"
 
-from .exceptions import PrivacyBudgetWarning, PrivacyLeakWarning, UtilityWarning
+from .exceptions import (
+    BudgetExceededError,
+    PrivacyBudgetWarning,
+    PrivacyLeakWarning,
+    UtilityWarning,
+)
 from .linear_model import LinearSVC, LogisticRegression, Ridge
 from .minimax import (
     FairLogisticRegression,
@@ -15,6 +20,7 @@ from .minimax import (
 )
 
 __all__ = [
+    "BudgetExceededError",
     "FairLogisticRegression",
     "LinearSVC",
     "LogisticRegression",

@@ -1,6 +1,11 @@
 """Warnings and errors raised by dpestim."""
 
-__all__ = ["PrivacyBudgetWarning", "PrivacyLeakWarning", "UtilityWarning"]
+__all__ = [
+    "BudgetExceededError",
+    "PrivacyBudgetWarning",
+    "PrivacyLeakWarning",
+    "UtilityWarning",
+]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -29,4 +34,12 @@ class UtilityWarning(UserWarning):
     clipped signal, or when an explicit ``max_iter`` gives a number of steps
     far from the ``"auto"`` policy's. The message names the parameter to
     change.
+    """
+
+
+class BudgetExceededError(RuntimeError):
+    """A fit would exceed the privacy budget it is charged to.
+
+    Raised *before* the mechanism runs: the refused fit spends nothing and is
+    not recorded.
     """

@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._distributed import as_blocked, prepare_blocked
 from ..exceptions import PrivacyBudgetWarning, UtilityWarning
 from ..privacy import ACCOUNTANTS, PrivacyReport, check_guarantee
+from ..privacy.charging import FitCharge, charge_fit
 from ..privacy.report import seed_warnings
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, resolve_solver
 from ..solvers._policy import AUTO
@@ -309,6 +310,17 @@ class BaseDPLinearModel(BaseEstimator):
         plan, hyperparameters = self._resolve_plan(solver, n, d, Y.shape[1], loss)
         solver.check_plan(plan)
         nm, epsilon, event = self._resolve_noise(solver, plan)
+        # Budgets / model selection see the mechanism before it runs (and may refuse).
+        charge_fit(
+            FitCharge(
+                event,
+                solver.neighbouring,
+                f"{type(self).__name__}(solver={solver.name!r}, n={n})",
+                self,
+                lambda noise: solver.make_event(noise, plan),
+                plan,
+            )
+        )
         n_steps = solver.n_steps(plan)
         for message in solver.utility_warnings(plan, nm):
             self._warn(message, UtilityWarning)

@@ -15,6 +15,7 @@ solvers' parameters.
 import math
 from numbers import Real
 
+import dp_accounting
 import numpy as np
 from dp_accounting import GaussianDpEvent
 from sklearn.base import BaseEstimator, _fit_context
@@ -23,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
 from ..privacy import PrivacyReport, calibrate_noise, check_guarantee, compute_epsilon
+from ..privacy.charging import FitCharge, charge_fit
 from ..privacy.report import seed_warnings
 from ..solvers._sgda_kernels import DUAL_WEIGHTS
 from ..solvers.saddle import (
@@ -319,6 +321,15 @@ class BaseMinimaxModel(BaseEstimator):
         spent = eps_run + eps_prop if private else math.inf
         # The invariant: never run a mechanism accounted above the request.
         check_guarantee(spent, eps, what=f"solver={solver.name!r}")
+        # Budgets see the mechanism before the saddle solver runs (and may
+        # refuse; the noisy proportions are then dropped unreleased).
+        events = [event]
+        if estimate and private:
+            events.append(dp_accounting.LaplaceDpEvent(1.0 / eps_prop))
+        label = f"{type(self).__name__}(solver={solver.name!r}, n={n})"
+        charge_fit(
+            FitCharge(dp_accounting.ComposedDpEvent(events), solver.neighbouring, label)
+        )
         result = solver.solve(problem, plan, params, rng)
         self.group_proportions_ = pi
         self.n_iter_ = result.n_iter
@@ -388,6 +399,9 @@ class BaseMinimaxModel(BaseEstimator):
         # The invariant: never run a mechanism accounted above the request.
         check_guarantee(spent, eps, what=f"solver={solver.name!r}")
         self._check_group_sizes(pi, n, params, sigma_h, counts_public)
+        # Budgets see the mechanism (proportions included) before it runs.
+        label = f"{type(self).__name__}(solver={solver.name!r}, n={n})"
+        charge_fit(FitCharge(event, solver.neighbouring, label))
         result = solver.solve(problem, plan, params, rng)
         self.group_proportions_ = pi
         self.n_iter_ = result.n_iter

@@ -1,0 +1,147 @@
+"""PrivateSearchCV: the guarantee of the search, what it releases, its checks."""
+
+import math
+import warnings
+
+import dp_accounting
+import numpy as np
+import pytest
+from dp_accounting import dp_event
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler as SkScaler
+
+from dpestim import LogisticRegression, Ridge
+from dpestim.exceptions import BudgetExceededError, PrivacyLeakWarning
+from dpestim.model_selection import PrivacyBudget, PrivateSearchCV
+from dpestim.model_selection._search import _sample_repetitions
+from dpestim.preprocessing import StandardScaler
+from dpestim.privacy import compute_epsilon
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(4000, 4)) / 2
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    return X, y
+
+
+def _lr():
+    return LogisticRegression(classes=[0, 1], max_iter=2, batch_size=100)
+
+
+def test_search_guarantee_is_dp_accounting_value(data):
+    X, y = data
+    search = PrivateSearchCV(_lr(), epsilon=1.0, n_candidates=3, random_state=0)
+    search.fit(X, y)
+    ev = search.dp_event_
+    assert isinstance(ev, dp_event.RepeatAndSelectDpEvent)
+    assert (ev.mean, ev.shape) == (3.0, 1.0)
+    assert search.epsilon_ == compute_epsilon(ev, 1e-5, "rdp")
+    assert 0.99 < search.epsilon_ <= 1.0
+    # one candidate's fit alone has less noise than the search's candidates
+    single = _lr().set_params(epsilon=1.0).fit(X[:3200], y[:3200])
+    assert search.noise_multiplier_ > single.noise_multiplier_
+    # only the selected candidate is released
+    assert len(search.cv_results_["params"]) == 1
+    assert search.cv_results_["params"][0] == search.best_params_
+    assert search.best_estimator_.noise_multiplier_ == search.noise_multiplier_
+    assert search.score(X, y) > 0.8
+    # default space: learning rate a factor in [1/4, 4] of the estimator's 0.5
+    assert 0.125 <= search.best_params_["learning_rate"] <= 2.0
+    assert "Papernot" in search.privacy_report()
+
+
+def test_search_charged_once_and_refused_before_running(data):
+    X, y = data
+    budget = PrivacyBudget(1.5, 1e-5)
+    s = PrivateSearchCV(
+        _lr(), epsilon=1.0, n_candidates=2, random_state=0, budget=budget
+    )
+    s.fit(X, y)
+    assert len(budget.records) == 1
+    assert budget.records[0][0] == s.dp_event_
+    again = PrivateSearchCV(_lr(), epsilon=1.0, n_candidates=2, budget=budget)
+    with pytest.raises(BudgetExceededError):
+        again.fit(X, y)
+    assert not hasattr(again, "best_estimator_")
+    assert len(budget.records) == 1
+
+
+def test_search_spends_the_rest_of_a_budget(data):
+    X, y = data
+    budget = PrivacyBudget(1.0, 1e-5)
+    pre = StandardScaler(bounds=(-2, 2), epsilon=0.2)
+    with budget:
+        Xs = pre.fit_transform(X)
+        s = PrivateSearchCV(
+            _lr(), epsilon=None, n_candidates=2, random_state=1, budget=budget
+        ).fit(Xs, y)
+    total = compute_epsilon(
+        dp_accounting.ComposedDpEvent([pre.dp_event_, s.dp_event_]), 1e-5
+    )
+    assert budget.spent()[0] == total
+    assert 0.99 < total <= 1.0
+
+
+def test_event_changing_parameter_is_refused(data):
+    X, y = data
+    search = PrivateSearchCV(
+        _lr(), {"max_iter": [1, 3]}, n_candidates=20, random_state=0
+    )
+    with pytest.raises(ValueError, match="DpEvent"):
+        search.fit(X, y)
+
+
+def test_pipeline_with_private_step_and_leak_warning(data):
+    X, y = data
+    pipe = make_pipeline(StandardScaler(bounds=(-2, 2), epsilon=0.1), _lr())
+    s = PrivateSearchCV(pipe, n_candidates=2, random_state=0).fit(X, y)
+    inner = s.dp_event_.event.events
+    assert inner[0] == s.best_estimator_[0].dp_event_
+    assert s.epsilon_ <= 1.0
+    leaky = make_pipeline(SkScaler(), _lr())
+    with pytest.warns(PrivacyLeakWarning, match="standardscaler"):
+        PrivateSearchCV(leaky, n_candidates=1, random_state=0).fit(X, y)
+
+
+def test_regressor_needs_error_bound():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(800, 3)) / 2
+    y = X @ [1.0, -1.0, 0.5]
+    est = Ridge(max_iter=2, batch_size=100)
+    with pytest.raises(ValueError, match="error_bound"):
+        PrivateSearchCV(est, n_candidates=1, random_state=0).fit(X, y)
+    s = PrivateSearchCV(est, n_candidates=2, error_bound=4.0, random_state=0)
+    s.fit(X, y)
+    assert np.isfinite(s.best_score_)  # noisy: std ~0.3 on 160 validation rows
+    per_example = s._scores(s.best_estimator_, X, y)
+    assert per_example.min() >= 0 and per_example.max() <= 1
+
+
+@pytest.mark.parametrize(
+    "shape", [0.0, 0.5, 1.0, math.inf], ids=["log", "nb0.5", "geom", "poisson"]
+)
+def test_number_of_candidates_has_the_accounted_mean(shape):
+    rng = np.random.default_rng(4)
+    ks = np.array([_sample_repetitions(rng, 5.0, shape) for _ in range(20000)])
+    if not math.isinf(shape):
+        assert ks.min() >= 1
+    se = ks.std() / math.sqrt(ks.size)
+    assert abs(ks.mean() - 5.0) < 5 * se
+
+
+def test_no_warning_for_private_pipeline(data):
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        PrivateSearchCV(_lr(), n_candidates=1, random_state=0).fit(X, y)
+
+
+def test_seeded_search_is_reproducible(data):
+    X, y = data
+    a = PrivateSearchCV(_lr(), n_candidates=2, random_state=5).fit(X, y)
+    b = PrivateSearchCV(_lr(), n_candidates=2, random_state=5).fit(X, y)
+    assert a.best_params_ == b.best_params_
+    assert a.best_score_ == b.best_score_
+    assert (a.best_estimator_.coef_ == b.best_estimator_.coef_).all()
