@@ -12,6 +12,7 @@ Run: ``python examples/private_logistic_regression.py``
 
 import numpy as np
 import sklearn.linear_model as sk
+from sklearn.base import clone
 from sklearn.model_selection import train_test_split
 
 from dpestim import LogisticRegression
@@ -46,9 +47,8 @@ ref = sk.LogisticRegression(C=1 / (alpha * X.shape[0]), max_iter=1000).fit(X, y)
 print(f"non-private (sklearn)   : {ref.score(X_test, y_test):.4f}")
 
 # The same budget, stated the other way round: fix the noise, read epsilon.
-fixed = LogisticRegression(
-    epsilon=None, noise_multiplier=clf.noise_multiplier_, classes=[0, 1], random_state=0
-).fit(X, y)
+fixed = clone(clf).set_params(epsilon=None, noise_multiplier=clf.noise_multiplier_)
+fixed.fit(X, y)
 print(
     f"noise_multiplier={fixed.noise_multiplier_:.4f} -> epsilon_={fixed.epsilon_:.4f}"
 )
