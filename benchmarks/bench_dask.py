@@ -231,8 +231,7 @@ def out_of_core(client, path, n, block, steps, repeats):
     # CPU the workers spend per epoch, relative to the one process: the
     # ceiling of the speedup on 2 idle cores is 2 / cpu_ratio
     res["cpu_ratio"] = (
-        res["two_workers"]["worker_cpu_per_epoch"]
-        / res["one_process"]["cpu_per_epoch"]
+        res["two_workers"]["worker_cpu_per_epoch"] / res["one_process"]["cpu_per_epoch"]
     )
     res["parallel_capacity_cores"] = parallel_capacity(client)  # after
     res["worker_maxrss_mb"] = _worker_maxrss_mb(client)
