@@ -76,6 +76,32 @@ def _worker_maxrss_mb(client):
     return client.run(rss)
 
 
+def _busy(n=15_000_000):
+    """Seconds of a pure-CPU loop (no memory traffic, no I/O)."""
+    t = time.perf_counter()
+    s = 0
+    for i in range(n):
+        s += i
+    return time.perf_counter() - t
+
+
+def parallel_capacity(client, repeats=3):
+    """CPU the 2 workers get together, in cores, right now (control).
+
+    The same pure-CPU loop on one worker alone, then on both at once:
+    ``2 * t_alone / t_both`` is 2.0 on 2 idle cores and 1.0 when the
+    workers share one core (e.g. other jobs on the machine). No Dask
+    speedup over one process can exceed it.
+    """
+    w0 = sorted(client.scheduler_info()["workers"])[0]
+    ratios = []
+    for _ in range(repeats):
+        alone = client.run(_busy, workers=[w0])[w0]
+        both = max(client.run(_busy).values())
+        ratios.append(2 * alone / both)
+    return statistics.median(ratios)
+
+
 def _make_problem(n, seed=0):
     """Rows ~ N(0, I / D); labels of the fixed model ``w`` (the store's too)."""
     rng = np.random.default_rng(seed)
@@ -182,12 +208,13 @@ def out_of_core(client, path, n, block, steps, repeats):
             random_state=0,
         ).fit(X_in, y)
 
-    res = {}
+    res = {"parallel_capacity_cores_before": parallel_capacity(client)}
     one = BlockedArray(z, block_size=block)  # one process, no cluster
     Xd = da.from_zarr(str(path), chunks=(block, D))
     two = BlockedArray(Xd, persist=False, client=client)
     for name, X_in in (("one_process", one), ("two_workers", two)):
         out = []
+        fit(X_in, 1)  # warm-up: numba compilation in this process / the workers
         for T in (1, 1 + steps):
             wc0 = _worker_cpu(client)
             wall, cpu = _timed(lambda X_in=X_in, T=T: fit(X_in, T), repeats)
@@ -201,6 +228,12 @@ def out_of_core(client, path, n, block, steps, repeats):
     res["speedup"] = (
         res["one_process"]["s_per_epoch"] / res["two_workers"]["s_per_epoch"]
     )
+    # CPU the workers spend per epoch, relative to the one process: the
+    # ceiling of the speedup on 2 idle cores is 2 / cpu_ratio
+    res["cpu_ratio"] = (
+        res["two_workers"]["worker_cpu_per_epoch"] / res["one_process"]["cpu_per_epoch"]
+    )
+    res["parallel_capacity_cores"] = parallel_capacity(client)  # after
     res["worker_maxrss_mb"] = _worker_maxrss_mb(client)
     return res
 
@@ -322,7 +355,10 @@ def main():
             f"full batch on {args.rows} x {D} float32 zarr: one process "
             f"{ooc['one_process']['s_per_epoch']:.2f} s/epoch, 2 workers "
             f"{ooc['two_workers']['s_per_epoch']:.2f} s/epoch, "
-            f"speedup {ooc['speedup']:.2f}x; worker max RSS {ooc['worker_maxrss_mb']}"
+            f"speedup {ooc['speedup']:.2f}x; worker CPU / one-process CPU "
+            f"{ooc['cpu_ratio']:.2f}; cores available to the 2 workers "
+            f"{ooc['parallel_capacity_cores']:.2f}; "
+            f"worker max RSS {ooc['worker_maxrss_mb']}"
         )
     if not args.skip_memory_limit:
         return _memory_limit_part(args, path, record, out)

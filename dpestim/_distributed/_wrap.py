@@ -25,7 +25,9 @@ class BlockedArray:
     block_size : int or None, default=None
         Rows per block. Memory-mapped / zarr / array-like X (and a Dask
         array without a distributed client): at most this many rows are in
-        memory at a time (default: about 64 MiB of float64). A Dask array on
+        memory at a time (default: about 64 MiB of float64, rounded to whole
+        chunks of a zarr array; choose a multiple of the store's chunk rows,
+        as a block that cuts a chunk decodes it again). A Dask array on
         a cluster is rechunked to blocks of this many rows (default: its
         chunks).
     persist : bool, default=True

@@ -60,6 +60,22 @@ def test_memmap_fit_equals_in_memory_fit_for_three_block_sizes(
         assert m.n_features_in_ == X.shape[1]
 
 
+def test_default_block_of_a_zarr_array_is_whole_chunks(tmp_path):
+    # a block cutting a chunk would make every block decode that chunk again
+    zarr = pytest.importorskip("zarr")
+    from dpestim._distributed._local import LocalBlocks
+
+    z = zarr.create_array(
+        tmp_path / "c.zarr", shape=(50, 6), chunks=(700, 6), dtype="f8"
+    )
+    big = zarr.create_array(
+        tmp_path / "b.zarr", shape=(50, 6), chunks=(3_000_000, 6), dtype="f8"
+    )
+    assert LocalBlocks(z).block_size % 700 == 0
+    assert LocalBlocks(big).block_size == 3_000_000
+    assert LocalBlocks(z, block_size=123).block_size == 123  # the user's wins
+
+
 def test_zarr_array_is_streamed_and_equals_in_memory_fit(tmp_path):
     zarr = pytest.importorskip("zarr")
     X, y = _data(seed="zarr")
