@@ -42,44 +42,6 @@ SEEDS = (0, 1, 2)
 #: gradients, and the best pure-DP (delta = 0) solver.
 QUICK_SOLVERS = ("dp-sgd", "dp-scd", "adp-adagrad", "dp-nag-opt")
 
-# Per-solver schedules (public, not tuned per epsilon) for estimators whose
-# max_iter / learning_rate are plain numbers. With the "auto" hyperparameter
-# policy (max_iter="auto") the estimator's defaults are used instead.
-SCHEDULES = {
-    "dp-sgd": dict(max_iter=10, batch_size=256, learning_rate=0.5),
-    "dp-gd": dict(max_iter=100, learning_rate=2.0),
-    # dp-scd: no learning rate; clip_norm in residual units (clip_mode="relative")
-    "dp-scd": dict(max_iter=10, batch_size=256),
-    # the paper's sequential baseline: its sensitivity grows with the batch,
-    # so batch 1 and a small clip (spec 002, section 6.6)
-    "seq-dp-scd": dict(max_iter=2, batch_size=1, clip_norm=1e-3),
-    "adp-sgd": dict(max_iter=10, batch_size=256, learning_rate=0.5),
-    "adp-adagrad": dict(max_iter=10, batch_size=256, learning_rate=0.5),
-    "dp-lssgd": dict(max_iter=10, batch_size=256, learning_rate=0.5),
-    # single pass; l1_radius and feature_bound live on the solver object
-    "dp-smd-sco": dict(),
-    "dp-hb": dict(max_iter=100, learning_rate=2.0),
-    "dp-nag": dict(max_iter=100, learning_rate=2.0),
-    "dp-nag-opt": dict(max_iter=100, learning_rate=2.0),
-    "dp-masg": dict(max_iter=100, learning_rate=2.0),
-    "dp-masg-opt": dict(max_iter=100, learning_rate=2.0),
-}
-REGRESSION_SCHEDULES = {
-    "dp-sgd": dict(max_iter=10, batch_size=256, learning_rate=0.5, clip_norm=3.0),
-    "dp-gd": dict(max_iter=100, learning_rate=0.5, clip_norm=3.0),
-    "dp-scd": dict(max_iter=10, batch_size=256),
-    "seq-dp-scd": dict(max_iter=2, batch_size=1, clip_norm=1e-3),
-    "adp-sgd": dict(max_iter=10, batch_size=256, learning_rate=0.5, clip_norm=3.0),
-    "adp-adagrad": dict(max_iter=10, batch_size=256, learning_rate=0.5, clip_norm=3.0),
-    "dp-lssgd": dict(max_iter=10, batch_size=256, learning_rate=0.5, clip_norm=3.0),
-    "dp-smd-sco": dict(),
-    "dp-hb": dict(max_iter=100, learning_rate=0.5, clip_norm=3.0),
-    "dp-nag": dict(max_iter=100, learning_rate=0.5, clip_norm=3.0),
-    "dp-nag-opt": dict(max_iter=100, learning_rate=0.5, clip_norm=3.0),
-    "dp-masg": dict(max_iter=100, learning_rate=0.5, clip_norm=3.0),
-    "dp-masg-opt": dict(max_iter=100, learning_rate=0.5, clip_norm=3.0),
-}
-
 
 def _classification_data():
     if dataset_available("adult_a9a"):
@@ -112,7 +74,7 @@ def _regression_data():
 
 
 def _tasks(estimators):
-    """``(estimator class, extra params, dataset name, data, schedules)``."""
+    """``(estimator class, extra params, dataset name, data)``."""
     cname, X, y, Xt, yt = _classification_data()
     classes = np.unique(np.concatenate([y, yt]))  # public label set of the task
     rname, R, r, Rt, rt = _regression_data()
@@ -122,25 +84,16 @@ def _tasks(estimators):
             dict(classes=classes),
             cname,
             (X, y, Xt, yt),
-            SCHEDULES,
         ),
         "LinearSVC": (
             LinearSVC,
             dict(classes=classes),
             cname,
             (X, y, Xt, yt),
-            SCHEDULES,
         ),
-        "Ridge": (Ridge, {}, rname, (R, r, Rt, rt), REGRESSION_SCHEDULES),
+        "Ridge": (Ridge, {}, rname, (R, r, Rt, rt)),
     }
     return [table[name] for name in estimators]
-
-
-def _settings(est_cls, solver, schedules):
-    """Hand schedules only for estimators without the "auto" policy."""
-    if est_cls().get_params().get("max_iter") == "auto":
-        return {}
-    return schedules[solver]
 
 
 def _fit_score(est, data):
@@ -215,20 +168,20 @@ def run(
     """
     tasks = _tasks(estimators)
     cells = []
-    for est_cls, extra, name, data, schedules in tasks:
+    for est_cls, extra, name, data in tasks:
         for solver in solvers:
             probe = est_cls(solver=solver, **extra)
             if probe._loss_name in SOLVERS[solver].supported_losses:
-                cells.append((est_cls, extra, name, data, schedules, solver))
+                cells.append((est_cls, extra, name, data, solver))
     total = len(cells) * len(epsilons) * len(seeds) + 2 * len(tasks)
     rows, baselines = [], []
     with progress_bar(
         total=total, desc="dpestim demo", unit="fit", disable=not progress
     ) as bar:
-        for est_cls, _, name, data, _ in tasks:
+        for est_cls, _, name, data in tasks:
             baselines.extend(_baselines(est_cls, name, data))
             bar.update(2)
-        for est_cls, extra, name, data, schedules, solver in cells:
+        for est_cls, extra, name, data, solver in cells:
             for eps in epsilons:
                 scores, seconds = [], []
                 for seed in seeds:
@@ -238,7 +191,6 @@ def run(
                         solver=solver,
                         random_state=seed,
                         **extra,
-                        **_settings(est_cls, solver, schedules),
                     )
                     score, cpu = _fit_score(est, data)
                     scores.append(score)
