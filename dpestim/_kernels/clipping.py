@@ -29,6 +29,7 @@ import numpy as np
 from numba.extending import overload
 
 from ..losses import dloss
+from ..losses._kernels import dloss_only
 
 #: Rows per block of the dense kernel (a 128 x d gather buffer).
 _BLOCK = 128
@@ -178,7 +179,7 @@ def csr_clipped_sum(
             for p in range(start, end):
                 acc += data[p] * W[k, indices[p]]
             z[k] = acc
-        dloss(loss, z, Y[i], dz)
+        dloss_only(loss, z, Y[i], dz)
         s = _clip_scale(dz, row_norms[i], fit_intercept, limit, l1)
         for k in range(K):
             c = s * dz[k]

@@ -39,6 +39,20 @@ def dloss(loss, z, y, dz):
     dz : ndarray of shape (K,)
         Output buffer.
     """
+    return _dloss(loss, z, y, dz, True)
+
+
+@numba.njit(cache=True)
+def dloss_only(loss, z, y, dz):
+    """:func:`dloss` without the loss value (skips its ``exp``/``log``).
+
+    Writes the same ``dz``, bit for bit; returns nothing.
+    """
+    _dloss(loss, z, y, dz, False)
+
+
+@numba.njit(cache=True, inline="always")
+def _dloss(loss, z, y, dz, with_value):
     K = z.shape[0]
     value = 0.0
     if loss == MULTINOMIAL:
@@ -50,15 +64,18 @@ def dloss(loss, z, y, dz):
         for k in range(K):
             dz[k] = math.exp(z[k] - zmax)
             total += dz[k]
-        lse = zmax + math.log(total)
         for k in range(K):
             dz[k] = dz[k] / total - y[k]
-            value -= y[k] * z[k]
-        return value + lse
+        if with_value:
+            for k in range(K):
+                value -= y[k] * z[k]
+            value += zmax + math.log(total)
+        return value
     for k in range(K):
         if loss == LOGISTIC:
             m = y[k] * z[k]
-            value += _log1pexp(-m)
+            if with_value:
+                value += _log1pexp(-m)
             dz[k] = -y[k] * _sigmoid(-m)
         elif loss == SQUARED:
             r = z[k] - y[k]

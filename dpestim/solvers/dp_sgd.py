@@ -21,6 +21,13 @@ from .._kernels import (
     poisson_sample_range,
     sampling_key,
 )
+from .._kernels.lazy_noise import (
+    lazy_flush,
+    lazy_is_eager,
+    lazy_segment_length,
+    lazy_sparse_sgd,
+    lazy_state,
+)
 from ..losses import loss_value
 from ..utils._progress import current_progress
 from ..utils._rows import row_sq_norms
@@ -191,6 +198,7 @@ def noisy_gradient_descent(
     intercept_init=None,
     key=None,
     first_step=0,
+    lazy=True,
 ):
     """Run clipped noisy (stochastic) gradient descent from zero.
 
@@ -214,6 +222,17 @@ def noisy_gradient_descent(
     :class:`~dpestim._distributed.BlockedData` (Dask, memory-mapped or zarr
     data): the same steps then run with the clipped sums computed block by
     block, giving the same model up to floating-point summation order.
+
+    Sparse (CSR) ``X`` with ``sampling_prob < 1``, no ``step_rule`` and no
+    ``smoothing`` (dp-sgd, adp-sgd) runs in O(nnz) per step: the
+    coefficients' noise and L2 shrinkage are applied lazily per column
+    (:mod:`dpestim._kernels.lazy_noise`). The released ``(coef, intercept)``
+    has exactly the distribution of the dense step's, hence the same
+    guarantee, but the draws are made in another order: a sparse fit is
+    reproducible for a fixed ``rng``, not bit-identical to the dense fit of
+    the same data, and consecutive calls (``coef_init``) agree with one long
+    call in distribution only (each call flushes its pending noise).
+    ``lazy=False`` keeps the dense per-step noise on sparse data.
 
     Returns
     -------
@@ -257,6 +276,13 @@ def noisy_gradient_descent(
     else:  # epoch-sized pieces of one run: the same draws, bit for bit
         period = 1 if step_rule is None else int(step_rule[4])
         pieces = progress.chunks(n_steps, 1.0 / sampling_prob, multiple_of=period)
+    if lazy and sp.issparse(X) and sampling_prob < 1.0 and rule.shape[0] == 0:
+        if smoothing == 0.0:  # O(nnz) steps, same distribution (lazy_noise)
+            _lazy_descent(
+                X, Y, plan, sampling_prob, stds, rates, rng, W, b, key, first_step,
+                row_sq, pieces, progress, lazy,
+            )  # fmt: skip
+            return W, b
     for lo, hi in pieces:
         _noisy_sgd_loop(
             *args,
@@ -283,6 +309,46 @@ def noisy_gradient_descent(
                 epoch = round(hi * sampling_prob, 2)
                 progress.report_loss(epoch, _objective(X, Y, W, b, plan))
     return W, b
+
+
+def _lazy_descent(
+    X, Y, plan, q, stds, rates, rng, W, b, key, first_step, row_sq, pieces, progress,
+    mode,
+):  # fmt: skip
+    """The steps of :func:`noisy_gradient_descent` on CSR ``X`` in O(nnz).
+
+    Noise and L2 shrinkage of the coefficients are applied lazily per column
+    (:mod:`dpestim._kernels.lazy_noise`, which states why the released
+    ``(W, b)`` has exactly the distribution of the dense step's). ``W`` is
+    updated in place; the pending noise is flushed after the last step.
+    ``mode``: ``True`` chooses between per-entry tracking and bringing every
+    column up to date at every step from public sizes
+    (:func:`~dpestim._kernels.lazy_noise.lazy_is_eager`); ``"entries"`` or
+    ``"eager"`` force one (tests).
+    """
+    if not X.has_canonical_format:  # the kernel needs distinct columns per row
+        X = X.copy()
+        X.sum_duplicates()
+    n_steps = rates.shape[0]
+    denom = q * plan.n_samples
+    unit = float(np.max(rates * stds)) / denom if n_steps else 0.0
+    unit = unit if unit > 0.0 and math.isfinite(unit) else 1.0
+    segment = lazy_segment_length(n_steps, W.size)
+    state = lazy_state(W, segment)
+    eager = lazy_is_eager(W.size, denom) if mode is True else mode == "eager"
+    for lo, hi in pieces:
+        lazy_sparse_sgd(
+            X.data, X.indices, X.indptr, Y, row_sq, plan.loss, W, b,
+            plan.fit_intercept, plan.clip_norm, stds[lo:hi], float(q), rates[lo:hi],
+            plan.alpha, rng, key, first_step + lo, unit, eager, *state,
+        )  # fmt: skip
+        if progress is not None:
+            progress.update(hi - lo)
+            if progress.wants_loss:  # needs W itself: flush (same distribution)
+                lazy_flush(state[0], state[1], W, *state[2:], unit, rng)
+                epoch = round(hi * q, 2)
+                progress.report_loss(epoch, _objective(X, Y, W, b, plan))
+    lazy_flush(state[0], state[1], W, *state[2:], unit, rng)
 
 
 def _objective(X, Y, W, b, plan):
