@@ -134,3 +134,85 @@ def make_targets(loss, n, K, rng):
         Y[np.arange(n), rng.integers(0, K, n)] = 1
         return Y
     return rng.choice([-1.0, 1.0], size=(n, K))
+
+
+def np_lazy_noisy_sgd(
+    X,
+    Y,
+    loss,
+    fit_intercept,
+    clip_norm,
+    noise_stds,
+    q,
+    rates,
+    alpha,
+    rng,
+    eager,
+    segment=None,
+    min_scale=1e-30,
+):
+    """NumPy twin of the lazy sparse dp-sgd loop, drawing in the same order.
+
+    An independent formulation: ``W`` is kept as is (no global scale, no
+    prefix sums) and ``pending[j]`` is the variance of column ``j``'s noise
+    not drawn yet, updated densely at every step as ``a_t^2 pending + s_t^2``.
+    A column receives ``+-sqrt(pending[j]) N(0, 1)`` per output (the sign
+    of the kernel's scale, see below) when a sampled
+    row first reads it in a step (every column at every step if ``eager``),
+    and all columns in order at the kernel's flush points (every ``segment``
+    steps, when the kernel's scale would fall below ``min_scale``, and at the
+    end).
+    """
+    X = X.tocsr()
+    n, d = X.shape
+    K = Y.shape[1]
+    T = len(rates)
+    segment = T if segment is None else segment
+    W, b = np.zeros((K, d)), np.zeros(K)
+    pending = np.zeros(d)
+    denom = q * n
+    key = np_sampling_key(rng)
+
+    def bring(j):
+        if pending[j] > 0:  # the kernel's draw is in units of V = W / A
+            sd = np.sqrt(pending[j]) * np.sign(A)
+            for k in range(K):
+                W[k, j] += sd * rng.standard_normal()
+        pending[j] = 0.0
+
+    def flush():
+        for j in range(d):
+            bring(j)
+
+    A, pos = 1.0, 0
+    for t in range(T):
+        if pos == segment:
+            flush()
+            A, pos = 1.0, 0
+        rows = np_poisson_sample_range(key, t, q, 0, n)
+        if eager:
+            flush()
+        else:
+            seen = set()
+            for i in rows:
+                for j in X.indices[X.indptr[i] : X.indptr[i + 1]]:
+                    if j not in seen:
+                        seen.add(j)
+                        bring(j)
+        G, g0 = np_clipped_grad_sum(X, Y, rows, W, b, loss, clip_norm, fit_intercept)
+        lr, std = rates[t], noise_stds[t]
+        shrink = 1.0 - lr * alpha
+        if abs(A * shrink) < min_scale:
+            flush()
+            A, pos = (1.0 if abs(shrink) < min_scale else shrink), 0
+        else:
+            A *= shrink
+        W = shrink * W - lr * G / denom
+        pending = shrink**2 * pending + (lr * std / denom) ** 2
+        if fit_intercept:
+            if std > 0:
+                g0 = g0 + std * rng.standard_normal(K)
+            b = b - lr * g0 / denom
+        pos += 1
+    flush()
+    return W, b

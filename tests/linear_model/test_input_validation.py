@@ -156,7 +156,9 @@ def test_solver_of_wrong_type(Xy):
 
 def test_sparse_with_explicit_zeros_and_duplicates_matches_dense(Xy):
     """Non-canonical CSR (duplicate entries, explicit zeros) must clip and fit
-    exactly as the dense matrix it represents."""
+    exactly as the matrix it represents: as its canonical CSR form (sparse
+    fits draw their noise lazily, in another order than dense ones) and, at
+    epsilon = inf (no noise), as the dense matrix."""
     X, y = Xy
     n, d = X.shape
     data, indices, indptr = [], [], [0]
@@ -172,8 +174,12 @@ def test_sparse_with_explicit_zeros_and_duplicates_matches_dense(Xy):
     )
     assert not Xdup.has_canonical_format
     est = dict(classes=[0, 1], random_state=3, clip_norm=0.1)
-    dense = LogisticRegression(**est).fit(X, y)
+    canonical = LogisticRegression(**est).fit(sp.csr_matrix(X), y)
     sparse = LogisticRegression(**est).fit(Xdup, y)
+    np.testing.assert_allclose(sparse.coef_, canonical.coef_, rtol=1e-10, atol=1e-12)
+    exact = dict(est, epsilon=np.inf)
+    dense = LogisticRegression(**exact).fit(X, y)
+    sparse = LogisticRegression(**exact).fit(Xdup, y)
     np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-10, atol=1e-12)
     assert not Xdup.has_canonical_format  # the user's matrix is not modified
 
