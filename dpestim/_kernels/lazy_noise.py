@@ -211,9 +211,14 @@ def lazy_sparse_sgd(
         A = fstate[0]
         m = poisson_sample_range(key, first_step + t, sampling_prob, 0, n, rows)
         g0[:] = 0.0
-        if eager:  # every column read at every step: no bookkeeping per entry
+        if eager and d > 0:  # every column read at every step, no bookkeeping
+            u = last[0]  # the same for every column
+            var = (qhi[i] - qhi[u]) + (qlo[i] - qlo[u])
+            sd = unit * math.sqrt(var) if var > 0.0 else 0.0
             for j in range(d):
-                _add_noise(P, j, last[j], i, qhi, qlo, unit, rng)
+                if sd > 0.0:
+                    for k in range(K):
+                        P[j, k] += sd * rng.standard_normal()
                 last[j] = i
         for r in range(m):
             row = rows[r]
