@@ -60,8 +60,13 @@ def _estimators(E):
         "dense_noise": lambda: LogisticRegression(solver="dp-sgd", **common),
         "lazy_adp_sgd": lambda: LogisticRegression(solver="adp-sgd", **common),
         "sklearn": lambda: SGDClassifier(
-            loss="log_loss", tol=None, learning_rate="constant", eta0=0.01,
-            alpha=1e-4, max_iter=E, random_state=0,
+            loss="log_loss",
+            tol=None,
+            learning_rate="constant",
+            eta0=0.01,
+            alpha=1e-4,
+            max_iter=E,
+            random_state=0,
         ),  # fmt: skip
     }
 
@@ -133,7 +138,9 @@ def render(results):
         for v, pe in res["per_epoch_s"].items():
             r = res["ratio_to_sklearn"][v]
             target = TARGETS[ds] if v == "lazy" else None
-            held = "-" if target is None else ("yes" if r["cpu"] <= target else "**no**")
+            held = (
+                "-" if target is None else ("yes" if r["cpu"] <= target else "**no**")
+            )
             lines.append(
                 f"| {ds} | {v} | {pe['cpu'] * 1e3:.2f} | {pe['wall'] * 1e3:.2f} | "
                 f"{r['cpu']:.2f} ({r['cpu_median']:.2f}) | "
