@@ -290,7 +290,10 @@ class ADPSGD(_AdaptiveNoiseSGD):
     ``alpha_t`` proportional to ``eta_t ** -1/2`` (Wu et al., 2021), fixed in
     advance and normalised so that ``sum_t 1 / alpha_t**2 = T``. With
     ``schedule="constant"`` this is exactly ``dp-sgd`` (same noise, event and
-    result for the same random state).
+    result for the same random state). Like ``dp-sgd`` it runs in O(nnz) per
+    step on sparse data (lazy noise and shrinkage, the same distribution:
+    :mod:`dpestim._kernels.lazy_noise`); ``adp-adagrad`` does not, because
+    its step sizes read the norm of the whole noisy gradient.
 
     DpEvent: ``ComposedDpEvent([SelfComposedDpEvent(PoissonSampledDpEvent(q,
     GaussianDpEvent(noise_multiplier * alpha_l)), count_l), ...])`` over the

@@ -4,7 +4,8 @@ The step is a map-reduce: a Poisson sample (independent Bernoulli(q) per row),
 the sum of the sample's clipped per-example gradients, Gaussian noise added
 once to that sum, then a gradient step on
 ``mean_i loss_i + alpha / 2 ||W||^2``. The sum is divided by the *expected*
-batch size ``q n`` (public), never by the realised one.
+batch size ``q n`` (public), never by the realised one. On sparse data the
+step costs O(nnz): see :mod:`dpestim._kernels.lazy_noise`.
 """
 
 import math
@@ -371,6 +372,13 @@ class DPSGD(BaseSolver):
     DpEvent: ``SelfComposedDpEvent(PoissonSampledDpEvent(q,
     GaussianDpEvent(noise_multiplier)), steps)`` under add/remove-one
     neighbouring.
+
+    Sparse (CSR) ``X`` with ``q < 1`` runs in O(nnz) per step: the noise and
+    L2 shrinkage of the coefficients are applied lazily per column, with
+    exactly the distribution of the dense step (argument and closed form in
+    :mod:`dpestim._kernels.lazy_noise`); the draws come in another order, so
+    a sparse fit is reproducible for a fixed ``random_state`` but not
+    bit-identical to the dense fit of the same data.
 
     This solver has no hyperparameters of its own: ``clip_norm``,
     ``batch_size``, ``learning_rate`` and ``max_iter`` are estimator
