@@ -12,6 +12,9 @@ calibration, the final flush). Variants:
 * ``dense_noise``: the same estimator with the previous dense per-step noise
   (``noisy_gradient_descent(lazy=False)``, forced here through the keyword's
   default), for comparison;
+* ``lazy_noise_free``: ``lazy`` with ``noise_multiplier=0`` (not a private
+  fit: the same loop and bookkeeping without the Gaussian draws), to split
+  the epoch into the draws and the rest;
 * ``lazy_adp_sgd``: ``solver="adp-sgd"`` (lazy too; no target);
 * ``sklearn``: ``SGDClassifier(loss="log_loss")``, the named baseline, on the
   same int32-indexed CSR matrix.
@@ -58,6 +61,9 @@ def _estimators(E):
     return {
         "lazy": lambda: LogisticRegression(solver="dp-sgd", **common),
         "dense_noise": lambda: LogisticRegression(solver="dp-sgd", **common),
+        "lazy_noise_free": lambda: LogisticRegression(
+            solver="dp-sgd", **{**common, "epsilon": None, "noise_multiplier": 0.0}
+        ),
         "lazy_adp_sgd": lambda: LogisticRegression(solver="adp-sgd", **common),
         "sklearn": lambda: SGDClassifier(
             loss="log_loss",
