@@ -195,10 +195,14 @@ def test_zero_smoothing_is_dp_sgd_bit_for_bit(est, sparse):
     b = make(solver=DPLSSGD(smoothing=0.0), **kw).fit(X, y)
     c = make(solver=DPLSSGD(smoothing=0, record_path=True), **kw).fit(X, y)
     for m in (b, c):
-        assert np.array_equal(a.coef_, m.coef_)
-        assert np.array_equal(a.intercept_, m.intercept_)
         assert a.noise_multiplier_ == m.noise_multiplier_
         assert a.dp_event_ == m.dp_event_
+    # on sparse data the steps are lazy (O(nnz)); recording the path flushes
+    # the pending noise every epoch, the same distribution in another draw
+    # order, so only the run without a path is bit for bit dp-sgd's there
+    for m in (b,) if sparse else (b, c):
+        assert np.array_equal(a.coef_, m.coef_)
+        assert np.array_equal(a.intercept_, m.intercept_)
     assert np.array_equal(c.coef_path_[-1].ravel(), np.ravel(c.coef_))
 
 
