@@ -229,3 +229,18 @@ def test_which_solvers_are_lazy():
     W2, b2 = noisy_gradient_descent(X.toarray(), Y, *args, np.random.default_rng(3))
     np.testing.assert_allclose(W1, W2, rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(b1, b2, rtol=1e-10, atol=1e-13)
+
+
+def test_verbose_2_flushes_for_the_loss(capsys):
+    """``verbose=2`` needs ``W`` itself at every epoch's end: the pending
+    noise is flushed there (same distribution, another draw order) and the
+    run goes on from the materialised coefficients."""
+    n, d, K = 80, 40, 1
+    X, Y = _sparse_problem(n, d, K, LOGISTIC, 0.1, _seed("verbose2"))
+    y = (Y[:, 0] > 0).astype(int)
+    kw = dict(classes=[0, 1], batch_size=10, max_iter=3, random_state=2)
+    est = LogisticRegression(**kw, verbose=2).fit(X, y)
+    assert "training loss" in capsys.readouterr().err
+    assert np.all(np.isfinite(est.coef_))
+    quiet = LogisticRegression(**kw).fit(X, y)
+    assert est.noise_multiplier_ == quiet.noise_multiplier_
