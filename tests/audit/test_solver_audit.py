@@ -25,7 +25,7 @@ from broken_solvers import (
 )
 from game_audit import audit_game_solver
 
-from dpestim import MinimaxLogisticRegression, Ridge
+from dpestim import FairLogisticRegression, MinimaxLogisticRegression, Ridge
 from dpestim.audit import audit_estimator, audit_solver
 from dpestim.solvers import DPGD, DPSGDA
 
@@ -102,6 +102,12 @@ def test_estimator_audit_accepts_minimax_estimators():
     smd = est.set_params(solver="dp-smd", epsilon=1.0, delta=1e-2)
     res = audit_estimator(smd, X, y, sensitive_features=a, canary_group=2, n_trials=4)
     assert res.n_trials == 4 and res.delta == 1e-2  # replace-one ran
+    fair = FairLogisticRegression(
+        epsilon=1.0, delta=1e-3, classes=[0, 1], groups=[0, 1, 2],
+        fit_intercept=False, group_proportions="uniform",
+    )  # fmt: skip
+    res = audit_estimator(fair, X, y, sensitive_features=a, n_trials=4)
+    assert res.epsilon == pytest.approx(1.0, rel=1e-3) and res.delta == 1e-3
     with pytest.raises(ValueError, match="sensitive_features"):
         audit_estimator(est, X, y, sensitive_features=a[:5], n_trials=4)
     with pytest.raises(ValueError, match="canary_group"):
