@@ -111,7 +111,9 @@ def audit_solver(
     accountant : {"pld", "rdp"}, default="pld"
         The estimator's accountant; "pld" is nearly exact for the Gaussian
         mechanism, "rdp" over-reports epsilon (the audit then cannot be
-        tight).
+        tight). The minimax estimators have no such parameter: noisy-sgda
+        is accounted with RDP (one Gaussian step at epsilon = 1, delta =
+        1e-2 is exactly 0.81-DP, the ceiling of its audit).
     penalty : float, default=0.0
         The estimator's ``alpha`` (solvers needing strong convexity refuse 0).
     clip_norm : float, default=1.0
