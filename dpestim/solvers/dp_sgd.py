@@ -277,13 +277,13 @@ def noisy_gradient_descent(
     else:  # epoch-sized pieces of one run: the same draws, bit for bit
         period = 1 if step_rule is None else int(step_rule[4])
         pieces = progress.chunks(n_steps, 1.0 / sampling_prob, multiple_of=period)
-    if lazy and sp.issparse(X) and sampling_prob < 1.0 and rule.shape[0] == 0:
-        if smoothing == 0.0:  # O(nnz) steps, same distribution (lazy_noise)
-            _lazy_descent(
-                X, Y, plan, sampling_prob, stds, rates, rng, W, b, key, first_step,
-                row_sq, pieces, progress, lazy,
-            )  # fmt: skip
-            return W, b
+    sparse_lazy = rule.shape[0] == 0 and smoothing == 0.0 and sampling_prob < 1.0
+    if lazy and sparse_lazy and sp.issparse(X):  # O(nnz) steps, same distribution
+        _lazy_descent(
+            X, Y, plan, sampling_prob, stds, rates, rng, W, b, key, first_step,
+            row_sq, pieces, progress, lazy,
+        )  # fmt: skip
+        return W, b
     for lo, hi in pieces:
         _noisy_sgd_loop(
             *args,
@@ -330,6 +330,7 @@ def _lazy_descent(
     if not X.has_canonical_format:  # the kernel needs distinct columns per row
         X = X.copy()
         X.sum_duplicates()
+        row_sq = _row_sq_norms(X)  # the norms of the rows as they are summed
     n_steps = rates.shape[0]
     denom = q * plan.n_samples
     unit = float(np.max(rates * stds)) / denom if n_steps else 0.0

@@ -244,3 +244,24 @@ def test_verbose_2_flushes_for_the_loss(capsys):
     assert np.all(np.isfinite(est.coef_))
     quiet = LogisticRegression(**kw).fit(X, y)
     assert est.noise_multiplier_ == quiet.noise_multiplier_
+
+
+def test_non_canonical_csr_given_to_the_solver_is_summed_and_clipped_as_such():
+    """Duplicate entries reach the kernel summed, with the row norms of the
+    summed rows (the clipping bound holds for the matrix the entries mean)."""
+    n, d, K = 40, 15, 1
+    X, Y = _sparse_problem(n, d, K, LOGISTIC, 0.3, _seed("noncanonical"))
+    data, indices, indptr = [], [], [0]
+    for i in range(n):  # every stored value as two halves
+        lo, hi = X.indptr[i], X.indptr[i + 1]
+        for v, j in zip(X.data[lo:hi], X.indices[lo:hi]):
+            data += [v / 2, v / 2]
+            indices += [j, j]
+        indptr.append(len(data))
+    halves = sp.csr_matrix((data, indices, indptr), shape=X.shape)
+    assert halves.nnz == 2 * X.nnz and not halves.has_canonical_format
+    plan = _plan(n, d, K, LOGISTIC, batch_size=8, clip_norm=0.05)
+    ref = DPSGD().solve(X, Y, plan, 1.0, np.random.default_rng(8))
+    res = DPSGD().solve(halves, Y, plan, 1.0, np.random.default_rng(8))
+    np.testing.assert_allclose(res.coef, ref.coef, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(res.intercept, ref.intercept, rtol=1e-10, atol=1e-13)
