@@ -266,6 +266,11 @@ def noisy_gradient_descent(
                 if progress is not None:
                     progress.update(1)
         return W, b
+    if sp.issparse(X) and not X.has_canonical_format:
+        # duplicates summed (a copy): the row norms must be those of the rows
+        # the kernels sum, and the lazy kernel needs distinct columns per row
+        X = X.copy()
+        X.sum_duplicates()
     row_sq = _row_sq_norms(X)
     if sp.issparse(X):
         args = (_EMPTY_X, X.data, X.indices, X.indptr, True)
@@ -322,15 +327,12 @@ def _lazy_descent(
     (:mod:`dpestim._kernels.lazy_noise`, which states why the released
     ``(W, b)`` has exactly the distribution of the dense step's). ``W`` is
     updated in place; the pending noise is flushed after the last step.
-    ``mode``: ``True`` chooses between per-entry tracking and bringing every
-    column up to date at every step from public sizes
+    ``X`` must be in canonical format (distinct columns per row). ``mode``:
+    ``True`` chooses between per-entry tracking and bringing every column up
+    to date at every step from public sizes
     (:func:`~dpestim._kernels.lazy_noise.lazy_is_eager`); ``"entries"`` or
     ``"eager"`` force one (tests).
     """
-    if not X.has_canonical_format:  # the kernel needs distinct columns per row
-        X = X.copy()
-        X.sum_duplicates()
-        row_sq = _row_sq_norms(X)  # the norms of the rows as they are summed
     n_steps = rates.shape[0]
     denom = q * plan.n_samples
     unit = float(np.max(rates * stds)) / denom if n_steps else 0.0

@@ -26,7 +26,7 @@ from dpestim._kernels.lazy_noise import (
     lazy_state,
 )
 from dpestim.losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED
-from dpestim.solvers import ADPSGD, DPSGD, ERMPlan
+from dpestim.solvers import ADPSGD, DPSGD, ADPAdaGrad, ERMPlan
 from dpestim.solvers.dp_sgd import noisy_gradient_descent
 from dpestim.utils._rows import row_sq_norms
 
@@ -261,7 +261,8 @@ def test_non_canonical_csr_given_to_the_solver_is_summed_and_clipped_as_such():
     halves = sp.csr_matrix((data, indices, indptr), shape=X.shape)
     assert halves.nnz == 2 * X.nnz and not halves.has_canonical_format
     plan = _plan(n, d, K, LOGISTIC, batch_size=8, clip_norm=0.05)
-    ref = DPSGD().solve(X, Y, plan, 1.0, np.random.default_rng(8))
-    res = DPSGD().solve(halves, Y, plan, 1.0, np.random.default_rng(8))
-    np.testing.assert_allclose(res.coef, ref.coef, rtol=1e-10, atol=1e-13)
-    np.testing.assert_allclose(res.intercept, ref.intercept, rtol=1e-10, atol=1e-13)
+    for solver in (DPSGD(), ADPAdaGrad()):  # lazy and dense-noise CSR paths
+        ref = solver.solve(X, Y, plan, 1.0, np.random.default_rng(8))
+        res = solver.solve(halves, Y, plan, 1.0, np.random.default_rng(8))
+        np.testing.assert_allclose(res.coef, ref.coef, rtol=1e-10, atol=1e-13)
+        np.testing.assert_allclose(res.intercept, ref.intercept, rtol=1e-10, atol=1e-13)
