@@ -41,7 +41,11 @@ def test_float32_is_used_as_is_and_matches_float64(solver, sparse, monkeypatch):
     assert seen == [np.float32, np.float64]  # no float64 copy of float32 X
     assert a.coef_.dtype == np.float32 and a.intercept_.dtype == np.float32
     assert b.coef_.dtype == np.float64
-    np.testing.assert_allclose(a.coef_, b.coef_.astype(np.float32), rtol=1e-6)
+    if sparse:  # CSR float32 is computed in float64 arithmetic
+        np.testing.assert_allclose(a.coef_, b.coef_.astype(np.float32), rtol=1e-6)
+    else:  # dense float32 in float32 arithmetic (sgemm): float32 accuracy
+        scale = np.abs(b.coef_).max()
+        np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-4, atol=1e-5 * scale)
     assert a.epsilon_ == b.epsilon_
 
 
