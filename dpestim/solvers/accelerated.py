@@ -128,7 +128,7 @@ class AcceleratedSolver(BaseSolver):
     supported_losses = frozenset(
         {"logistic", "squared", "squared_hinge", "multinomial"}
     )
-    accepts_float32 = True  # the kernels gather rows into float64 blocks
+    accepts_float32 = True  # dense float32 computed in float32 (sgemm), CSR in float64
     heavy_ball = False
     optimise_budget = False
     #: Largest ``"auto"`` step (L1 clip: the clipped gradient of a row is
