@@ -11,7 +11,8 @@ events of the gradient solvers assume. The L1 variant
 (:mod:`dpestim._kernels.l1_clipping`) shares these loops with the scale
 ``||dz||_1 (||x||_1 + fit_intercept)``.
 
-The dense loop works on blocks of ``_BLOCK`` sampled rows: it gathers them
+The dense loop works on blocks of ``_BLOCK`` sampled rows (float32: the
+batch split into equal blocks of at most ``_BLOCK32``): it gathers them
 (or, when a block's rows are consecutive, as in a full batch, reads them in
 place without a copy), computes their outputs with one matrix product
 (BLAS), scales each row's ``dz`` by its own clip factor and adds ``C^T X_B``
@@ -39,6 +40,9 @@ from ..losses import dloss
 
 #: Rows per block of the dense kernel (a 128 x d gather buffer).
 _BLOCK = 128
+#: Largest block of the float32 kernel (256 x d float32: the size in bytes
+#: of a 128-row float64 block); a batch is split into equal blocks.
+_BLOCK32 = 256
 
 # Rounding-safe clipping. The kernels clip to ``limit = clip_norm * rho`` with
 # ``rho = 1 - (K + d + 16) 2**-52`` (:func:`_safe_limit`). Claim: for every
@@ -287,7 +291,8 @@ def _dense_float32(
 ):  # fmt: skip
     """Blocks of float32 rows, float32 products (sgemm)."""
     K, d = W.shape
-    B = max(1, min(n_rows, _BLOCK))
+    n_blocks = max(1, -(-n_rows // _BLOCK32))
+    B = max(1, -(-n_rows // n_blocks))  # equal blocks: no small remainder
     f32 = np.float32
     _dense_blocks(
         X, Y, rows, n_rows, W.astype(f32).T, b, loss,

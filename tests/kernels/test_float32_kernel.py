@@ -17,7 +17,7 @@ import pytest
 from twins import make_targets, np_dloss
 
 from dpestim._kernels import clipped_grad_sum
-from dpestim._kernels.clipping import _BLOCK, _safe_limit32, _store_toward_zero
+from dpestim._kernels.clipping import _BLOCK32, _safe_limit32, _store_toward_zero
 from dpestim.losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
 from dpestim.utils._rows import row_sq_norms
 
@@ -33,16 +33,18 @@ def np_toward_zero32(c):
 
 
 def np_clipped_grad_sum32(X, Y, rows, W, b, loss, clip_norm, fit_intercept):
-    """NumPy twin of the float32 kernel: float32 products per block of
-    ``_BLOCK`` rows, float64 scalars, the factor from ``_safe_limit32``,
-    float64 block sums."""
+    """NumPy twin of the float32 kernel: float32 products per block (the
+    batch split into equal blocks of at most ``_BLOCK32`` rows), float64
+    scalars, the factor from ``_safe_limit32``, float64 block sums."""
     K, d = W.shape
     W32 = W.astype(np.float32)
     sq = np.einsum("ij,ij->i", X, X, dtype=np.float64)
     limit = _safe_limit32(clip_norm, K, d)
     G, g0 = np.zeros((K, d)), np.zeros(K)
-    for start in range(0, len(rows), _BLOCK):
-        block = rows[start : start + _BLOCK]
+    n_blocks = -(-len(rows) // _BLOCK32)
+    size = -(-len(rows) // n_blocks)
+    for start in range(0, len(rows), size):
+        block = rows[start : start + size]
         Xb = X[block]
         C = Xb @ W32.T  # float32
         for r, i in enumerate(block):
@@ -81,7 +83,7 @@ def _problem(loss, rng, n=400, d=30):
 def test_float32_kernel_matches_numpy_twin(loss, fit_intercept):
     rng = np.random.default_rng(zlib.crc32(f"f32-twin-{loss}-{fit_intercept}".encode()))
     X, Y, W, b = _problem(loss, rng)
-    rows = np.sort(rng.choice(X.shape[0], 300, replace=False))  # 3 blocks
+    rows = np.sort(rng.choice(X.shape[0], 300, replace=False))  # 2 blocks
     for clip in (0.05, 1.0):
         G, g0 = _kernel(X, Y, rows, W, b, loss, clip, fit_intercept)
         G2, g02 = np_clipped_grad_sum32(X, Y, rows, W, b, loss, clip, fit_intercept)
