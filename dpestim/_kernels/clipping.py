@@ -72,13 +72,16 @@ _BLOCK32 = 256
 # kernel computes in float64, exactly as above, the outputs (from the float32
 # product), ``dz``, the factor ``s`` and ``c64_k = fl(s dz_k)``, with the
 # limit ``limit32 = clip_norm rho32``, ``rho32 = 1 - (K + d + 16) 2**-52 -
-# 2**-22`` (:func:`_safe_limit32`). It then stores ``c_k`` = ``c64_k`` rounded
-# *toward zero* to float32 (:func:`_store_toward_zero`), so ``|c_k| <=
-# |c64_k|``: no relative error and no underflow to a larger subnormal can
-# make the float32 coefficients larger, and the claim above holds for ``c``
-# (with ``limit32 <= limit``). These float32 ``c`` and the float32 row are
-# what ``sgemm`` multiplies and sums; the intercept accumulator receives the
-# same ``c`` (exactly, in float64). Claim 2: the per-example gradient *as
+# 2**-22`` (:func:`_safe_limit32`). It then stores ``c_k`` = ``c64_k``
+# rounded toward zero to float32 (:func:`_store_toward_zero`): for
+# ``2**-125 <= |c64_k| < 2**127``, ``c_k = fl32(fl64(c64_k (1 - 2**-24)))``,
+# a float32 in the normal range, so ``|c_k| <= |c64_k| (1 - 2**-24)
+# (1 + 2**-53)(1 + 2**-24) < |c64_k|``; ``0`` below (no underflow to a
+# larger subnormal), ``+-2**127`` above. Claim 1: ``|c_k| <= |c64_k|``, so
+# the claim above holds for ``c`` (``limit32 <= limit``): ``||c||
+# ||[x, 1]|| <= clip_norm`` exactly, for the float32 ``c`` and row that
+# ``sgemm`` multiplies and sums; the intercept accumulator receives the same
+# ``c`` (exactly, in float64). Claim 2: the per-example gradient *as
 # computed* in float32, ``P_kj = fl32(c_k x_j)`` (one rounding: FMA-based
 # sgemm forms each product once; a block of one row returns exactly these),
 # also satisfies ``||(P, c)||_F <= clip_norm``. Proof (u32 = 2**-24, u =
@@ -91,18 +94,23 @@ _BLOCK32 = 256
 # ``(1 + u32)(1 + 3u) rho32 <= 1 - 2A - 14u - 3u32`` (the cross terms are
 # negative), and ``(1 - 2A - δ) / (1 - A) <= 1 - A - δ`` for ``δ >= 0``, so
 # ``||(P, c)|| <= clip_norm (1 - A - 14u - 3u32 + 2**-59) <= clip_norm``.
-# The L1 case is the same with L1 norms (fewer roundings). The upper bound
-# 2**60 on clip_norm keeps a block's sum (<= 128 clip_norm) far from float32
-# overflow. The sum: sgemm adds the m <= 128 products of a block in float32
-# (any order, FMA or not): entrywise error <= gamma32_m sum_r |c_rk x_rj|,
-# gamma32_m = m u32 / (1 - m u32), so in Frobenius norm the block's sum is
-# within gamma32_128 (~7.6e-6) x the sum of its per-example norms (<= m
-# clip_norm) of the exact sum; blocks are then added in float64 (u = 2**-53),
-# so the error does not grow with the number of blocks beyond that
-# per-block bound. As for float64 (where the same bound has u = 2**-53),
-# the mechanism's sensitivity is stated for the exact sum of the clipped
-# per-example gradients, which Claim 1 bounds; doc/floating_point.rst says
-# what this means for the guarantee.
+# The L1 case is the same with L1 norms (fewer roundings; the absolute term
+# is ``K d 2**-150 <= 2**-28 clip_norm``, still below ``3 u32 clip_norm``).
+# The upper bound 2**60 on clip_norm keeps a block's sum (<= 256 clip_norm)
+# far from float32 overflow.
+# The sum (where float64 accumulation is needed): sgemm adds the m <= 256
+# products of a block in float32 (any order, FMA or not): entrywise error
+# <= gamma32_m sum_r |c_rk x_rj|, gamma32_m = m u32 / (1 - m u32), so in
+# Frobenius norm a block's sum is within gamma32_256 (~1.5e-5) x the sum of
+# its per-example norms (<= m clip_norm) of the exact sum. Blocks are added
+# to a float64 accumulator (u = 2**-53): summed in float32 instead, a full
+# batch of n rows would be off by up to gamma32_n (n = 60,000: ~3.6e-3) x
+# its norms; in float64 the error stays at the per-block bound. The
+# intercept sums, the noise and the step are float64 too. As for float64
+# (the same bound with u = 2**-53), the mechanism's sensitivity is stated
+# for the exact sum of the clipped per-example gradients, which Claim 1
+# bounds; doc/privacy_model.rst ("Floating-point noise") states what this
+# means for the guarantee.
 
 #: Range of ``clip_norm`` computed in float32 arithmetic for float32 ``X``.
 _F32_CLIP_MIN = 2.0**-60
