@@ -321,17 +321,23 @@ def _dense_blocks(
     """
     K = Cb.shape[1]
     B = Xb.shape[0]
+    Yb = np.empty((B, K), dtype=Y.dtype)
+    nb = np.empty(B)
     for start in range(0, n_rows, B):
         m = min(B, n_rows - start)
         Xm = _block_rows(X, rows, start, m, Xb)
         Cm = Cb[:m]
         np.dot(Xm, Wt, Cm)  # outputs without intercept
+        for r in range(m):  # the block's targets and norms, read in a tight
+            i = rows[start + r]  # loop (many cache misses in flight at once)
+            nb[r] = row_norms[i]
+            for k in range(K):
+                Yb[r, k] = Y[i, k]
         for r in range(m):
-            i = rows[start + r]
             for k in range(K):
                 z[k] = Cm[r, k] + b[k]
-            dloss(loss, z, Y[i], dz)
-            s = _clip_scale(dz, row_norms[i], fit_intercept, limit, l1)
+            dloss(loss, z, Yb[r], dz)
+            s = _clip_scale(dz, nb[r], fit_intercept, limit, l1)
             for k in range(K):
                 c = _store_toward_zero(Cm, r, k, s * dz[k])
                 if fit_intercept:
