@@ -114,3 +114,33 @@ def test_the_float32_edge_rows_break_a_margin_without_the_float32_terms():
         P = (c32[:, None] * x[None, :]).astype(np.float32)  # float32 products
         violations += _exact_sq_frobenius(P, c32) > Fraction(clip) ** 2
     assert violations > 0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_l1_clipping_at_the_rounding_edge_dense(dtype):
+    """The L1 kernel (Laplace solvers) on rows whose unclipped L1 norm
+    ``|dz| (||x||_1 + 1)`` is clip (1 +- ulps): the coefficient ``c`` and
+    the products as computed stay within clip_norm in exact arithmetic."""
+    from dpestim._kernels import l1_clipped_grad_sum
+
+    rng = np.random.default_rng(zlib.crc32(f"edge-l1-{dtype.__name__}".encode()))
+    ulps = [2.0**-52] if dtype == np.float64 else [2.0**-52, 2.0**-24]
+    for ulp in ulps:
+        for _ in range(200):
+            d = int(rng.integers(1, 200))
+            x = (rng.normal(size=d) * 10.0 ** rng.uniform(-3, 3)).astype(dtype)
+            clip = float(10.0 ** rng.uniform(-2, 2))
+            l1 = float(np.sum(np.abs(x.astype(np.float64)))) + 1.0
+            y = -(clip / l1) * (1.0 + float(rng.integers(-8, 9)) * ulp)
+            X, W = x[None, :], np.zeros((1, d))
+            G, g0 = np.zeros_like(W), np.zeros(1)
+            norms = np.abs(X.astype(np.float64)).sum(axis=1)
+            l1_clipped_grad_sum(
+                X, np.array([[y]]), np.zeros(1, dtype=np.int64), 1, W, np.zeros(1),
+                SQUARED, clip, norms, True, G, g0, np.empty(1), np.empty(1),
+            )  # fmt: skip
+            c = Fraction(float(g0[0]))
+            x_l1 = sum(abs(Fraction(float(v))) for v in x) + 1
+            assert abs(c) * x_l1 <= Fraction(clip)
+            computed = sum(abs(Fraction(float(v))) for v in G.ravel()) + abs(c)
+            assert computed <= Fraction(clip)
