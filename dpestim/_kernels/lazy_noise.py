@@ -63,8 +63,9 @@ schedule ``(eta_t, sigma_t)``: dp-sgd and adp-sgd. Not adp-adagrad (its step
 size is a function of the norm of the whole noisy gradient, every
 coordinate's noise included), not dp-lssgd with ``smoothing > 0``
 (Laplacian smoothing mixes every coordinate of the noisy gradient; with
-``smoothing = 0`` it is dp-sgd and takes these steps) and not the full-batch solvers (every
-column with a non-zero is touched at every step: nothing to skip).
+``smoothing = 0`` it is dp-sgd and takes these steps) and not the
+full-batch solvers (every column with a non-zero is touched at every step:
+nothing to skip).
 """
 
 import math
