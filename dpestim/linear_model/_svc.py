@@ -25,7 +25,7 @@ class LinearSVC(BaseDPLinearClassifier):
         epsilon=1.0,
         delta=1e-5,
         noise_multiplier=None,
-        clip_norm=1.0,
+        clip_norm="auto",
         alpha=1e-4,
         fit_intercept=True,
         max_iter="auto",
