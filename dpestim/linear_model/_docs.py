@@ -65,6 +65,19 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         Print the plan (steps, noise, epsilon) before fitting. Nothing computed
         from the private data is printed."""
 
+COEF_BOUND_PARAM = """coef_bound : float, "auto" or None, default="auto"
+        Public radius of the coefficients: after fitting, ``coef_`` (all
+        classes together, Frobenius norm; not the intercept) is projected on
+        the ball of this radius, which bounds every score ``|x . coef|`` by
+        ``coef_bound ||x||``. The projection is post-processing of the
+        released model and costs no privacy. ``"auto"``: ``sqrt(2 loss(0) /
+        alpha)`` (``loss(0)`` the mean loss of the zero model: ``log 2``
+        binary logistic, ``log K`` multinomial, ``K`` for the one-vs-rest
+        (squared) hinge), the radius of a ball that contains the optimum of
+        the penalised objective (``alpha / 2 ||coef*||^2 <= loss(0)``), so
+        the projection never moves the model away from it; no bound when
+        ``alpha = 0``. ``None``: no projection."""
+
 CLASSES_PARAM = """classes : array-like of shape (n_classes,) or None, default=None
         The label set, given as public knowledge. If None it is inferred from
         ``y``, which releases the set of labels present in the private data

@@ -160,6 +160,9 @@ class BaseSolver(BaseEstimator):
     privacy_notion = "approx"
     neighbouring = "add_or_remove_one"
     supports_blocked_data = False
+    #: ``"auto"`` learning rate of an unclipped non-private plan, in units of
+    #: ``1 / L`` (:func:`~dpestim.solvers._policy.unclipped_smoothness`).
+    unclipped_step = 1.0
 
     def validate_params(self):
         """Check the solver's parameters against ``_parameter_constraints``.
@@ -210,10 +213,10 @@ class BaseSolver(BaseEstimator):
         (D log(1 / delta))`` in ``[50, 2000]``, 2,000 without noise),
         ``batch_size = max(32, 1.5 sqrt(n), 10 n / T)`` (at most ``n``),
         ``max_iter`` the epochs giving ``T`` steps (at least 10; at least
-        100 for an unclipped non-private plan),
+        :meth:`unclipped_epochs` for an unclipped non-private plan),
         ``learning_rate`` 0.5 (the clipped mean gradient has norm at most
-        ``clip_norm``), or ``1 / L`` for an unclipped non-private plan (``L``
-        the expected smoothness of a batch's mean loss,
+        ``clip_norm``), or ``unclipped_step / L`` for an unclipped
+        non-private plan (``L`` the expected smoothness of a batch's mean loss,
         :func:`~dpestim.solvers._policy.unclipped_smoothness`), shrunk
         like ``1 / r^2`` once the noise-to-signal ratio ``r = sigma sqrt(D) /
         B`` of a step exceeds 1 (``sigma`` the noise multiplier of this
@@ -240,10 +243,10 @@ class BaseSolver(BaseEstimator):
         if _policy.is_auto(E):
             E = _policy.poisson_epochs(plan.n_samples, B, T)
             if smooth is not None:
-                E = max(E, _policy.NONPRIVATE_EPOCHS)
+                E = max(E, self.unclipped_epochs())
         lr = plan.learning_rate
         if _policy.is_auto(lr) and smooth is not None:
-            lr = 1.0 / smooth  # non-private, unclipped: stable steps
+            lr = self.unclipped_step / smooth  # non-private, unclipped
         elif _policy.is_auto(lr):
             # delta = 0 is refused by the estimator for these Gaussian
             # solvers after this hook; plan for no noise meanwhile
@@ -256,6 +259,14 @@ class BaseSolver(BaseEstimator):
             lr = _policy.noise_damped_rate(0.5, ratio)
         plan = replace(plan, max_iter=int(E), batch_size=int(B), learning_rate=lr)
         return plan, {"max_iter": plan.max_iter, "batch_size": B, "learning_rate": lr}
+
+    def unclipped_epochs(self):
+        """Fewest ``"auto"`` epochs of an unclipped non-private plan.
+
+        :data:`~dpestim.solvers._policy.NONPRIVATE_EPOCHS` (100); solvers
+        whose step is slower along some directions ask for more.
+        """
+        return _policy.NONPRIVATE_EPOCHS
 
     def utility_warnings(self, plan, noise_multiplier):
         """Messages (from public quantities only) when the plan cannot learn.

@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._kernels import sampling_key
+from . import _policy
 from .base import SolverResult
 from .dp_sgd import DPSGD, noisy_gradient_descent
 
@@ -184,6 +185,18 @@ class DPLSSGD(DPSGD):
         self.smoothing = smoothing
         self.schedule = schedule
         self.record_path = record_path
+
+    def unclipped_epochs(self):
+        """``(1 + 4 smoothing)`` times the base epochs, at most 300.
+
+        The smoothing divides the step along the high-frequency directions
+        by up to ``1 + 4 smoothing`` (the largest eigenvalue of ``I -
+        smoothing * L``): a noiseless run needs that many more passes to
+        reach the optimum.
+        """
+        base = super().unclipped_epochs()
+        factor = 1.0 + 4.0 * float(self.smoothing)
+        return int(min(_policy.MAX_EPOCHS, max(base, math.ceil(base * factor))))
 
     def _check_params(self):
         s = self.smoothing

@@ -20,6 +20,7 @@ class _MomentumDefaults:
     """``"auto"`` constants of the momentum methods (see AcceleratedSolver)."""
 
     auto_step = 0.3
+    unclipped_step = 1.0
     auto_max_iter = 500
 
 
