@@ -243,7 +243,7 @@ class BaseSolver(BaseEstimator):
         if _policy.is_auto(E):
             E = _policy.poisson_epochs(plan.n_samples, B, T)
             if smooth is not None:
-                E = max(E, self.unclipped_epochs())
+                E = self.unclipped_epochs(E)
         lr = plan.learning_rate
         if _policy.is_auto(lr) and smooth is not None:
             lr = self.unclipped_step / smooth  # non-private, unclipped
@@ -260,13 +260,14 @@ class BaseSolver(BaseEstimator):
         plan = replace(plan, max_iter=int(E), batch_size=int(B), learning_rate=lr)
         return plan, {"max_iter": plan.max_iter, "batch_size": B, "learning_rate": lr}
 
-    def unclipped_epochs(self):
-        """Fewest ``"auto"`` epochs of an unclipped non-private plan.
+    def unclipped_epochs(self, epochs):
+        """``"auto"`` epochs of an unclipped non-private plan.
 
-        :data:`~dpestim.solvers._policy.NONPRIVATE_EPOCHS` (100); solvers
-        whose step is slower along some directions ask for more.
+        ``epochs`` is the Poisson rule's number (2,000 steps); the result is
+        at least :data:`~dpestim.solvers._policy.NONPRIVATE_EPOCHS` (100).
+        Solvers whose step is slower along some directions ask for more.
         """
-        return _policy.NONPRIVATE_EPOCHS
+        return max(int(epochs), _policy.NONPRIVATE_EPOCHS)
 
     def utility_warnings(self, plan, noise_multiplier):
         """Messages (from public quantities only) when the plan cannot learn.

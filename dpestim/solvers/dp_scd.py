@@ -378,7 +378,7 @@ class DPSCD(BaseSolver):
         if not _policy.is_auto(plan.max_iter):
             E = plan.max_iter
         elif _policy.unclipped_smoothness(plan) is not None:
-            E = max(E, _policy.NONPRIVATE_EPOCHS)  # non-private, unclipped
+            E = self.unclipped_epochs(E)  # non-private, unclipped
         lr = 0.5 if _policy.is_auto(plan.learning_rate) else plan.learning_rate
         plan = replace(plan, max_iter=int(E), batch_size=int(B), learning_rate=lr)
         return plan, {"max_iter": plan.max_iter, "batch_size": plan.batch_size}

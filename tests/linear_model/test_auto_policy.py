@@ -76,9 +76,16 @@ def test_explicit_values_are_kept():
     X, y = _data(3)
     n = X.shape[0]
     est = LogisticRegression(
-        max_iter=3, batch_size=48, learning_rate=0.2, classes=[0, 1], random_state=0
+        max_iter=3,
+        batch_size=48,
+        learning_rate=0.2,
+        clip_norm=1.0,
+        coef_bound=None,
+        classes=[0, 1],
+        random_state=0,
     ).fit(X, y)
     assert est.hyperparameters_ == {
+        "coef_bound": None,
         "max_iter": 3,
         "batch_size": 48,
         "learning_rate": 0.2,
