@@ -13,10 +13,14 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
         the L2 sensitivity. The resulting epsilon at ``delta`` is reported in
         ``epsilon_``. Giving both ``epsilon`` and ``noise_multiplier`` is an
         error.
-    clip_norm : float, default=1.0
+    clip_norm : float or "auto", default="auto"
         L2 bound on each per-example gradient (coefficients and intercept
         together). It sets the sensitivity; it must not be chosen by looking at
-        the private data (see the privacy model page).
+        the private data (see the privacy model page). ``"auto"``: 1.0 for a
+        private fit; ``inf`` (no clipping: scikit-learn's objective) for a
+        non-private one (``epsilon=inf`` or ``noise_multiplier=0``), whose
+        ``"auto"`` step rule then reads the data's row norms (only then; the
+        report says the fit is not private). Resolved value: ``clip_norm_``.
     alpha : float, default=1e-4
         L2 penalty on the mean loss: the objective is
         ``mean_i loss_i + alpha / 2 * ||coef||^2`` (the intercept is not
@@ -49,7 +53,9 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
         ``"auto"``: 0.5 for the Poisson mini-batch solvers, ``10 /
         clip_norm`` for dp-gd and ``0.3 / clip_norm`` for the momentum
         methods (their L1-clipped gradients are smaller); dual coordinate
-        descent does not use it.
+        descent does not use it. Without clipping (``epsilon=inf``) about
+        ``1 / L``, ``L`` the loss's smoothness from the row norms (see the
+        solver guide's "Defaults").
     solver : str or solver object, default="dp-sgd"
         The private algorithm: a registry name (``"dp-sgd"``, ``"dp-gd"``; see
         :data:`dpestim.solvers.SOLVERS`) or a solver instance whose parameters
@@ -101,6 +107,8 @@ ATTRIBUTES = """coef_ : ndarray
         The mechanism that ran, as an immutable dp_accounting event.
     solver_ : BaseSolver
         The solver object used (a fresh instance; ``solver`` is unchanged).
+    clip_norm_ : float
+        The clip norm the run used (``clip_norm`` resolved).
     max_iter_, batch_size_, learning_rate_ : int, int, float
         The values the run used (``"auto"`` resolved from public quantities).
     hyperparameters_ : dict
