@@ -118,7 +118,8 @@ def unclipped_smoothness(plan, batch=None):
     read from the data, so the estimator sets them (``plan.row_norm``,
     ``plan.row_norm_rms``) only in a non-private plan (``epsilon = inf``),
     never for a private fit, whose plan is public: ``None`` when the plan
-    clips or carries no norms.
+    clips or carries no norms (or ``L`` is 0 or overflows; the clipped
+    rules then apply).
     """
     if math.isfinite(plan.clip_norm) or plan.row_norm is None:
         return None
@@ -126,7 +127,9 @@ def unclipped_smoothness(plan, batch=None):
     sq = float(plan.row_norm_rms) ** 2
     if batch is not None and batch < plan.n_samples:
         sq += float(plan.row_norm) ** 2 / batch
-    return s * sq + plan.alpha
+    L = s * sq + plan.alpha
+    # 0: zero rows and no penalty (every step is stable); inf: overflow
+    return L if 0.0 < L < math.inf else None
 
 
 #: Fewest passes of a non-private (unclipped) run: the problem's own
