@@ -118,8 +118,8 @@ def unclipped_smoothness(plan, batch=None):
     read from the data, so the estimator sets them (``plan.row_norm``,
     ``plan.row_norm_rms``) only in a non-private plan (``epsilon = inf``),
     never for a private fit, whose plan is public: ``None`` when the plan
-    clips or carries no norms (or ``L`` is 0 or overflows; the clipped
-    rules then apply).
+    clips or carries no norms (or ``L`` is 0 or above ``1e100``, rows of
+    norm above about ``1e50``; the clipped rules then apply).
     """
     if math.isfinite(plan.clip_norm) or plan.row_norm is None:
         return None
@@ -128,9 +128,13 @@ def unclipped_smoothness(plan, batch=None):
     if batch is not None and batch < plan.n_samples:
         sq += float(plan.row_norm) ** 2 / batch
     L = s * sq + plan.alpha
-    # 0: zero rows and no penalty (every step is stable); inf: overflow
-    return L if 0.0 < L < math.inf else None
+    # 0: zero rows and no penalty (every step is stable); above the cap the
+    # schedules' arithmetic (kappa = L / alpha, its square root) overflows
+    return L if 0.0 < L <= _MAX_SMOOTHNESS else None
 
+
+#: Largest smoothness an unclipped step rule uses (see unclipped_smoothness).
+_MAX_SMOOTHNESS = 1e100
 
 #: Fewest passes of a non-private (unclipped) run: the problem's own
 #: conditioning, not the noise, limits it (scikit-learn's lbfgs allows 100

@@ -141,6 +141,10 @@ def test_unclipped_smoothness_needs_an_unclipped_plan_with_norms():
     batch = unclipped_smoothness(_plan(row_norm=2.0, row_norm_rms=1.0), 10)
     assert full == pytest.approx(0.25 * 1.0 + 1e-4)  # logistic: s = 1/4
     assert batch == pytest.approx(0.25 * (1.0 + 4.0 / 10) + 1e-4)
+    # zero rows without penalty, or astronomically large rows: the clipped rules
+    zero = _plan(row_norm=0.0, row_norm_rms=0.0, alpha=0.0)
+    assert unclipped_smoothness(zero) is None
+    assert unclipped_smoothness(_plan(row_norm=1e60, row_norm_rms=1e60)) is None
 
 
 def test_a_private_plan_carrying_row_norms_is_refused():
