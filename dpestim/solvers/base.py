@@ -247,6 +247,8 @@ class BaseSolver(BaseEstimator):
         lr = plan.learning_rate
         if _policy.is_auto(lr) and smooth is not None:
             lr = self.unclipped_step / smooth  # non-private, unclipped
+            if plan.alpha > 0:  # the penalty's own step stays stable
+                lr = min(lr, 1.0 / plan.alpha)
         elif _policy.is_auto(lr):
             # delta = 0 is refused by the estimator for these Gaussian
             # solvers after this hook; plan for no noise meanwhile

@@ -172,6 +172,18 @@ def test_unclipped_default_steps_are_stable_on_badly_scaled_rows(solver):
     assert ours.score(X, y) >= ref.score(X, y) - 0.02
 
 
+@pytest.mark.parametrize("solver", ["adp-adagrad", "adp-sgd", "dp-sgd"])
+def test_unclipped_step_respects_a_strong_penalty(solver):
+    """alpha dominating the curvature: step x alpha stays below 2 (no refusal)."""
+    X, y = _data("penalty" + solver)
+    est = _fit(
+        LogisticRegression(solver=solver, epsilon=np.inf, alpha=1.0, classes=[0, 1]),
+        X * 1e-3,
+        y,
+    )
+    assert est.learning_rate_ * 1.0 <= 1.0 and np.all(np.isfinite(est.coef_))
+
+
 # -- coef_bound -------------------------------------------------------------------
 
 
