@@ -207,6 +207,7 @@ def _plan_threshold(out, inn, alpha, n_eval):
     cands = m_out + (m_in - m_out) * np.linspace(-1.0, 2.0, 601)
     fp = np.rint(n_eval * ndtr(-(cands - m_out) / scale)).astype(np.int64)
     fn = np.rint(n_eval * ndtr((cands - m_in) / scale)).astype(np.int64)
+
     def upper(k):
         return np.where(
             k >= n_eval, 1.0, beta.ppf(1 - alpha / 2, k + 1, np.maximum(n_eval - k, 1))
@@ -288,7 +289,8 @@ class GaussianAuditResult:
             f"with confidence {1 - self.alpha:g}; reported epsilon="
             f"{self.epsilon:.3f}; FP={self.false_positives}/{self.n_eval}, "
             f"FN={self.false_negatives}/{self.n_eval}; {verdict}. Assumption-free "
-            f"bound of the same fits: epsilon >= {self.assumption_free_lower_bound:.3f}."
+            "bound of the same fits: epsilon >= "
+            f"{self.assumption_free_lower_bound:.3f}."
         )
 
 
