@@ -19,9 +19,11 @@ from dp_accounting import GaussianDpEvent
 from dp_accounting.pld import PLDAccountant
 from scipy.special import ndtri
 
+from dpestim import Ridge
 from dpestim.audit import (
     AuditResult,
     GaussianAuditResult,
+    audit_estimator,
     audit_solver,
     gdp_delta,
     gdp_epsilon,
@@ -152,6 +154,18 @@ def test_dp_sgd_at_delta_1e5_and_broken_variants_flagged_with_the_same_fits():
         # What only the Gaussian-DP bound catches with this budget:
         assert not res.assumption_free.violation
         assert "VIOLATION" in str(res)
+
+
+def test_estimator_audit_converts_to_gdp():
+    # "Audit my model class": the fits of audit_estimator, planned on its
+    # selection half, bounded on the other half.
+    X, y = np.zeros((20, 2)), np.zeros(20)
+    est = Ridge(solver="dp-sgd", epsilon=1.0, delta=1e-5, max_iter=2, alpha=0.0)
+    audit = audit_estimator(est, X, y, n_trials=200, random_state=0)
+    res = gdp_lower_bound(audit)
+    assert res.assumption_free is audit and res.delta == 1e-5
+    assert res.n_eval == audit.n_eval == 100 and not res.violation
+    assert res.mu == pytest.approx(gdp_mu(audit.epsilon, 1e-5))
 
 
 def test_bad_bound_arguments():
