@@ -202,6 +202,7 @@ def test_full_budget_gdp_row(label):
     assert "error" not in row, row
     broken = label.startswith("broken")
     assert row["violation"] == broken, row
-    assert not row["dp_violation"], row  # the assumption-free bound cannot see it
+    if not broken:  # (at 50,000 fits the assumption-free bound flags them too)
+        assert not row["dp_violation"], row
     if label in ("dp-sgd q=1 T=2 delta=1e-05", "dp-sgd q=1 T=2 delta=0.001"):
         assert row["ratio"] >= 0.8, row
