@@ -56,7 +56,7 @@ ASSUMPTION = {
     "adp-sgd": "approximate (adaptive step: non-linear in the noise)",
     "adp-adagrad": "approximate (adaptive step: non-linear in the noise)",
     "dp-lssgd": "exact (smoothing is the identity in 1-d)",
-    "dp-scd": "approximate (clipped dual step)",
+    "dp-scd": "not derived (the canary acts through a clipped dual step)",
 }
 
 
@@ -206,8 +206,9 @@ def main(argv=None):
     order = {r[0]: i for i, r in enumerate(configs(args.quick))}
     data["rows"].sort(key=lambda r: order.get(r["label"], len(order)))
     data["reference"] = reference(args.quick)
+    command = ["python benchmarks/audit_gdp.py", *(argv or sys.argv[1:])]
     data["config"] = {
-        "command": "python benchmarks/audit_gdp.py " + " ".join(argv or sys.argv[1:]),
+        "command": " ".join(command),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "epsilon": EPSILON,
         "seed": args.seed,
