@@ -151,8 +151,9 @@ def test_dp_sgd_at_delta_1e5_and_broken_variants_flagged_with_the_same_fits():
     for broken in (HalfNoise(), DoubledSensitivity()):
         res = audit_solver(broken, **GAUSS)
         assert res.violation and res.epsilon_lower_bound > 1.3, res
-        # What only the Gaussian-DP bound catches with this budget:
-        assert not res.assumption_free.violation
+        # Far tighter than the assumption-free bound of the same fits (1.71
+        # vs 0.80 here: that one does not flag them with this budget).
+        assert res.epsilon_lower_bound > 1.5 * res.assumption_free_lower_bound
         assert "VIOLATION" in str(res)
 
 
