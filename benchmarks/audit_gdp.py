@@ -57,6 +57,9 @@ ASSUMPTION = {
     "adp-adagrad": "approximate (adaptive step: non-linear in the noise)",
     "dp-lssgd": "exact (smoothing is the identity in 1-d)",
     "dp-scd": "not derived (the canary acts through a clipped dual step)",
+    "noisy-sgda": "Gaussian (one noisy step, see audit_solver)",
+    "dp-sgda": "exact (first step of a game, projection inactive)",
+    "broken-game-half-noise": "exact (first step of a game)",
 }
 
 
@@ -76,15 +79,58 @@ def configs(quick=False):
         penalty = 0.01 if name == "dp-scd" else 0.0
         kw = dict(delta=1e-5, n_trials=10_000 // k, penalty=penalty)
         rows.append((f"{name} T=2 delta=1e-05", name, kw))
+    return rows + saddle_configs(k)
+
+
+def saddle_configs(k):
+    """Gaussian saddle solvers, when the white-box saddle audit is available.
+
+    noisy-sgda through ``audit_solver`` (its minimax worst case) and dp-sgda
+    through the game harness of ``tests/audit/game_audit.py``, with their
+    broken variants; skipped on a checkout without them.
+    """
+    try:
+        from broken_solvers import (
+            GameHalfNoise,
+            SgdaDoubledSensitivity,
+            SgdaHalfNoise,
+        )
+        from game_audit import audit_game_solver  # noqa: F401
+
+        from dpestim.solvers.saddle import DPSGDA
+    except ImportError:
+        return []
+    sgda = dict(delta=1e-5, n_trials=10_000 // k, max_iter=1)
+    game = dict(delta=1e-5, n_trials=10_000 // k, game=True)
+    rows = [("noisy-sgda T=1 delta=1e-05", "noisy-sgda", sgda)]
+    # (the broken noisy-sgda variants keep the registered name "noisy-sgda")
+    rows += [
+        ("broken-sgda-half-noise (same settings)", SgdaHalfNoise(), sgda),
+        (
+            "broken-sgda-doubled-sensitivity (same settings)",
+            SgdaDoubledSensitivity(),
+            sgda,
+        ),
+        ("dp-sgda game T=2 delta=1e-05", DPSGDA(), game),
+        ("broken-game-half-noise (same settings)", GameHalfNoise(), game),
+    ]
     return rows
 
 
 def run_row(label, solver, kw, seed):
     wall, cpu = time.perf_counter(), time.process_time()
+    kw = {"max_iter": 2} | kw
     try:
-        res = audit_solver(
-            solver, epsilon=EPSILON, max_iter=2, random_state=seed, bound="gdp", **kw
-        )
+        if kw.pop("game", False):
+            from game_audit import audit_game_solver
+
+            kw.pop("max_iter")  # the game harness runs its own 2 steps
+            audit = audit_game_solver(solver, epsilon=EPSILON, random_state=seed, **kw)
+            res = gdp_lower_bound(audit)
+        else:
+            res = audit_solver(
+                solver, epsilon=EPSILON, random_state=seed, bound="gdp", **kw
+            )
     except Exception as exc:  # recorded: one failing solver does not stop the run
         return {"label": label, "error": f"{type(exc).__name__}: {exc}"[:300]}
     free = res.assumption_free
@@ -93,7 +139,7 @@ def run_row(label, solver, kw, seed):
         "label": label,
         "solver": name,
         "assumption": ASSUMPTION[name],
-        "settings": {k: v for k, v in kw.items() if k != "n_trials"} | {"max_iter": 2},
+        "settings": {k: v for k, v in kw.items() if k != "n_trials"},
         "n_trials": res.n_trials,
         "n_eval": res.n_eval,
         "epsilon": res.epsilon,
