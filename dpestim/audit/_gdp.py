@@ -343,10 +343,13 @@ def gdp_lower_bound(result, *, threshold=None):
             )
         else:
             threshold = result.threshold
+        if not math.isfinite(threshold):  # non-finite selection scores
+            threshold = result.threshold
     elif not (isinstance(threshold, int | float) and math.isfinite(threshold)):
         raise ValueError(f"threshold must be a finite number, got {threshold!r}.")
-    fp = int(np.sum(out[n_sel:] > threshold))
-    fn = int(np.sum(inn[n_sel:] <= threshold))
+    # A non-finite score (a diverged fit) counts as an error either way.
+    fp = int(np.sum(~(out[n_sel:] <= threshold)))
+    fn = int(np.sum(~(inn[n_sel:] > threshold)))
     mu_lb, fpr_u, fnr_u = gdp_mu_lower_bound(fp, fn, result.n_eval, result.alpha)
     return GaussianAuditResult(
         epsilon_lower_bound=gdp_epsilon(mu_lb, result.delta),

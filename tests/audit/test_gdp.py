@@ -185,6 +185,17 @@ def test_bad_bound_arguments():
     assert fixed.threshold == 0.5 and fixed.n_eval == 18
 
 
+def test_non_finite_scores_count_as_errors():
+    audit = _gaussian_audit(3.0, 1e-5, 200, 1)
+    good = gdp_lower_bound(audit)
+    assert good.mu_lower_bound > 1.5
+    scores = audit.scores_in.copy()
+    scores[:] = np.nan  # every fit with the canary diverged
+    res = gdp_lower_bound(AuditResult(**{**audit.__dict__, "scores_in": scores}))
+    assert res.false_negatives == res.n_eval and res.mu_lower_bound == 0.0
+    assert np.isfinite(res.threshold) and res.epsilon_lower_bound == 0.0
+
+
 def _bench():
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "audit_gdp.py"
     spec = importlib.util.spec_from_file_location("audit_gdp", path)
