@@ -397,6 +397,11 @@ class BaseSolver(BaseEstimator):
         ----------
         X : ndarray of shape (n_samples, n_features) or scipy CSR matrix
             float64 (or float32 if ``accepts_float32``), in ``data_order``.
+            A CSR matrix must be in canonical format (no duplicate entries in
+            a row): the clipping reads row norms, and duplicates would make
+            them disagree with the gradients summed. The estimators ensure
+            it;
+            the dp-sgd family's driver also canonicalises a copy itself.
         Y : ndarray of shape (n_samples, n_outputs)
             Encoded targets (see :mod:`dpestim.losses`).
         plan : ERMPlan
