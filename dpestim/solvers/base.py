@@ -400,8 +400,7 @@ class BaseSolver(BaseEstimator):
             A CSR matrix must be in canonical format (no duplicate entries in
             a row): the clipping reads row norms, and duplicates would make
             them disagree with the gradients summed. The estimators ensure
-            it;
-            the dp-sgd family's driver also canonicalises a copy itself.
+            it; the dp-sgd family's driver also canonicalises a copy itself.
         Y : ndarray of shape (n_samples, n_outputs)
             Encoded targets (see :mod:`dpestim.losses`).
         plan : ERMPlan
