@@ -24,12 +24,13 @@ from dpestim.solvers import SOLVERS
 EXPECTED_FAILURES = {
     **{
         ("seq-dp-scd", est, check): (
-            "seqDP-SCD, the paper's baseline: sensitivity grows like the batch "
-            "size (2C sqrt(L(L+1))), the default batch covers all records"
+            "seqDP-SCD, the paper's baseline: batch 1 and sign-like dual steps "
+            "matched to the noise on every dual variable (its 'auto' rule) on "
+            "the checks' 100-300 unnormalised records at epsilon=1 stay "
+            "below its accuracy / R^2 thresholds (LinearSVC now passes)"
         )
         for est, check in (
             ("LogisticRegression", "check_classifiers_train"),
-            ("LinearSVC", "check_classifiers_train"),
             ("Ridge", "check_regressors_train"),
         )
     },
