@@ -194,7 +194,7 @@ def test_y_bound_forms_and_errors(regression):
 #: "Defaults"). The defaults keep clip_norm=1, so the non-private limit is
 #: the optimum of the clipped problem, which differs from scikit-learn's.
 _SMD = (
-    "vertex-sampling mirror descent on the l1-ball (radius 20, its own "
+    "vertex-sampling mirror descent on the l1-ball (radius 5, its own "
     "default) averages 128 vertices: a coarse model even without privacy"
 )
 NONPRIVATE_MISSES = {
