@@ -228,8 +228,9 @@ NONPRIVATE_MISSES = {
         "0.924 against 0.958"
     ),
     ("LinearSVC", "dp-gd", "digits"): (
-        "L1-clipped full-batch gradient descent, step 1.5 / 2 (squared hinge): "
-        "1,000 iterations reach 0.91 against 0.95"
+        "L1-clipped full-batch gradient descent, squared hinge: 1,000 "
+        "iterations miss the band (0.91 against 0.95 with the former step "
+        "0.75; the step is now 3)"
     ),
 }
 
@@ -391,3 +392,20 @@ def test_accelerated_short_runs_take_larger_steps(solver):
     assert est.score(Xt, yt) >= _majority(yt) + 0.1
     reg = Ridge(solver=solver, epsilon=0.5, y_bound=(-3, 3)).fit(X, X[:, 0])
     assert reg.learning_rate_ <= min(SOLVERS[solver].auto_step, 1.5)
+
+
+@pytest.mark.slow
+def test_defaults_on_the_shared_datasets():
+    """The issue's targets for these solvers (data-backed, skipped without)."""
+    from dpestim.datasets import dataset_available, load_adult_a9a
+
+    if not dataset_available("adult_a9a"):
+        pytest.skip("dataset 'adult_a9a' not available")
+    b = load_adult_a9a()
+    X, y, Xt, yt = b.data, b.target, b.data_test, b.target_test
+    seq = LogisticRegression(
+        solver="seq-dp-scd", epsilon=1.0, classes=[0, 1], random_state=0
+    ).fit(X, y)
+    assert seq.score(Xt, yt) >= 0.835  # was 0.581
+    svc = LinearSVC(solver="dp-gd", epsilon=1.0, classes=[0, 1], random_state=0)
+    assert svc.fit(X, y).score(Xt, yt) >= 0.80  # was 0.780
