@@ -259,7 +259,7 @@ def seq_scd_epochs(n_samples, n_noisy, n_outputs):
     return int(min(SEQ_SCD_MAX_EPOCHS, max(MIN_EPOCHS, E)))
 
 
-def seq_scd_step(n_samples, batch, epochs, noise_multiplier):
+def seq_scd_step(n_samples, batch, epochs, noise_multiplier, alpha_n=math.inf):
     """Bound on one dual update of private seq-dp-scd, per unit ``clip_norm``.
 
     seq-dp-scd adds noise of standard deviation ``sigma 2 C sqrt(L (L +
@@ -276,6 +276,12 @@ def seq_scd_step(n_samples, batch, epochs, noise_multiplier):
     dual, of size ``C``, whose sum over the ``E`` passes is
     ``SEQ_SCD_NOISE / s``). Calibrated on Adult, California, COMPAS,
     phishing (``SEQ_SCD_NOISE`` in {3, 10, 30}).
+
+    The same noise, added to ``v``, stays in ``coef = v / (alpha n)``: about
+    ``sqrt(E) s C / (alpha n)`` per coefficient. The step is also capped so
+    that this is at most 1 (``alpha_n = alpha n``): it binds only when
+    ``alpha n`` is small (diabetes, 331 rows: ``alpha n = 0.033`` and R^2
+    -4 to -6 without the cap).
     """
     s = 2.0 * max(noise_multiplier, 1e-12) * math.sqrt((batch + 1.0) * n_samples)
-    return SEQ_SCD_NOISE / (epochs * s)
+    return min(SEQ_SCD_NOISE / math.sqrt(epochs), alpha_n) / (math.sqrt(epochs) * s)

@@ -559,7 +559,8 @@ class SeqDPSCD(DPSCD):
     sensitivity ``2 C sqrt(L (L + 1))`` is the whole batch's movement: only
     subsampling helps), as many passes as a work budget allows
     (:func:`~dpestim.solvers._policy.seq_scd_epochs`, 10 to 300) and
-    ``learning_rate = 10 / (E 2 sigma sqrt((L + 1) n))``
+    ``learning_rate = min(10 / sqrt(E), alpha n) / (sqrt(E) 2 sigma sqrt((L +
+    1) n))``
     (:func:`~dpestim.solvers._policy.seq_scd_step`, with ``sigma`` the
     noise multiplier of that plan, public), never above the relative rule's
     ``alpha n / L``: the updates are mostly clipped sign steps whose signs
@@ -613,7 +614,9 @@ class SeqDPSCD(DPSCD):
             if not math.isinf(epsilon) and 0 < delta < 1:
                 plan = replace(plan, learning_rate=1.0)
                 nm = self.calibrate(epsilon, delta, plan, accountant="rdp")
-                step = _policy.seq_scd_step(n, self.batch(plan), E, nm)
+                step = _policy.seq_scd_step(
+                    n, self.batch(plan), E, nm, alpha_n=plan.alpha * n
+                )
                 lr = min(relative, step)
         else:
             lr = plan.learning_rate
