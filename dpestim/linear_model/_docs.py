@@ -52,10 +52,13 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
         Constant step size (the base of the schedule for scheduled solvers).
         ``"auto"``: 0.5 for the Poisson mini-batch solvers, ``10 /
         clip_norm`` for dp-gd and ``0.3 / clip_norm`` for the momentum
-        methods (their L1-clipped gradients are smaller); dual coordinate
-        descent does not use it. Without clipping (``epsilon=inf``) about
-        ``1 / L``, ``L`` the loss's smoothness from the row norms (see the
-        solver guide's "Defaults").
+        methods (their L1-clipped gradients are smaller; classifiers take
+        larger steps when the budget allows few iterations); dp-scd does
+        not use it; for seq-dp-scd (``clip_mode="auto"``) it is the bound on
+        each dual update per unit ``clip_norm`` (see
+        :class:`~dpestim.solvers.SeqDPSCD`). Without clipping
+        (``epsilon=inf``) about ``1 / L``, ``L`` the loss's smoothness from
+        the row norms (see the solver guide's "Defaults").
     solver : str or solver object, default="dp-sgd"
         The private algorithm: a registry name (``"dp-sgd"``, ``"dp-gd"``; see
         :data:`dpestim.solvers.SOLVERS`) or a solver instance whose parameters

@@ -24,14 +24,12 @@ from dpestim.solvers import SOLVERS
 EXPECTED_FAILURES = {
     **{
         ("seq-dp-scd", est, check): (
-            "seqDP-SCD, the paper's baseline: sensitivity grows like the batch "
-            "size (2C sqrt(L(L+1))), the default batch covers all records"
+            "seqDP-SCD, the paper's baseline: batch 1 and sign-like dual steps "
+            "matched to the noise on every dual variable (its 'auto' rule) on "
+            "the check's 200 unnormalised records at epsilon=1 stay "
+            "below the R^2 threshold (the classifiers now pass)"
         )
-        for est, check in (
-            ("LogisticRegression", "check_classifiers_train"),
-            ("LinearSVC", "check_classifiers_train"),
-            ("Ridge", "check_regressors_train"),
-        )
+        for est, check in (("Ridge", "check_regressors_train"),)
     },
     **{
         ("dp-smd-sco", est, "check_classifiers_train"): (

@@ -53,7 +53,7 @@ def test_laplace_calibration_at_large_epsilon_does_not_hang():
 def test_laplace_small_noise_multiplier_with_minibatch():
     est = LogisticRegression(
         solver=DPGD(batch_size=3), epsilon=None, noise_multiplier=1e-3,
-        classes=[0, 1], random_state=0,
+        max_iter=10, classes=[0, 1], random_state=0,
     )  # fmt: skip
     _quiet_fit(est, X, y)
     # 10 iterations of a subsampled Laplace step of epsilon 1000: finite
