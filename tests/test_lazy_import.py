@@ -31,8 +31,7 @@ def _run(code):
 def test_import_dpestim_loads_no_heavy_dependency():
     heavy = ("numba", "llvmlite", "dp_accounting", "matplotlib", "dask", "sklearn")
     loaded = _run(
-        "import sys, dpestim; "
-        f"print(sorted(m for m in {heavy!r} if m in sys.modules))"
+        f"import sys, dpestim; print(sorted(m for m in {heavy!r} if m in sys.modules))"
     )
     assert loaded == "[]"
 
