@@ -166,8 +166,7 @@ def _best_order(make_event, s, delta, relation, orders):
         _, order = rdp_epsilon(make_event(s), delta, relation, sorted(orders))
         if order is None:
             return None
-        around = _grid_neighbours(order, 2)
-        if around <= orders:
+        if _grid_neighbours(order, 1) <= orders:  # not on an edge
             return order
         orders |= _grid_neighbours(order, 5)
     return order
@@ -183,7 +182,7 @@ def rdp_root(make_event, epsilon, delta, relation, rtol, max_noise, verify):
        a window of three coarse orders around the optimum (:func:`_windowed`);
     2. at that noise, the optimal default order near the coarse optimum (its
        five grid neighbours on each side, widened while the optimum sits on an
-       edge), then the root at ``rtol`` on that order and its two grid
+       edge), then the root at ``rtol`` on that order and its three grid
        neighbours on each side;
     3. ``verify(noise) -> (epsilon, optimal order)``, the full accountant: when
        its optimal order is in the subset, the subset root is the full root;
@@ -213,7 +212,9 @@ def rdp_root(make_event, epsilon, delta, relation, rtol, max_noise, verify):
     order = _best_order(make_event, candidate, delta, relation, near)
     if order is None:
         return candidate
-    orders = _grid_neighbours(order, 2)
+    # Three grid neighbours on each side: the optimum drifts as the noise
+    # moves from the coarse root to the precise one.
+    orders = _grid_neighbours(order, 3)
     precise = False
     noise = None
     last = None
@@ -226,8 +227,8 @@ def rdp_root(make_event, epsilon, delta, relation, rtol, max_noise, verify):
         last = candidate
         # The optimum must not sit on an edge of the subset (a cheap check).
         order = _best_order(make_event, candidate, delta, relation, orders)
-        if order is not None and not _grid_neighbours(order, 2) <= orders:
-            orders |= _grid_neighbours(order, 2)
+        if order is not None and not _grid_neighbours(order, 1) <= orders:
+            orders |= _grid_neighbours(order, 3)
             precise = False
             continue
         if verify is None:

@@ -82,6 +82,38 @@ def test_subset_of_orders_never_certifies_less_than_the_full_set():
             assert _search.rdp_epsilon(make(s), 1e-5, relation, orders)[0] >= full
 
 
+def test_windowed_search_is_the_coarse_orders_epsilon():
+    """Three orders around the optimum give the epsilon of all coarse orders."""
+    make = _levels_event(0.008, [(0.7, 50), (1.0, 300), (1.6, 900)])
+    relation = acc_mod._NEIGHBOURING["add_or_remove_one"]
+    coarse = sorted(_search._COARSE)
+    f, state = _search._windowed(make, 1e-5, relation, coarse)
+    # A sweep in both directions moves the window across the coarse orders.
+    for s in (1.0, 3.0, 9.0, 0.4, 0.2, 1.3, 30.0, 0.6):
+        expected = _search.rdp_epsilon(make(s), 1e-5, relation, coarse)
+        assert f(s) == expected[0]
+        assert state["order"] == expected[1]
+        assert len(state["window"]) <= 3
+
+
+def test_fast_calibration_search_evaluates_few_orders(monkeypatch):
+    """The cost of the search (orders times levels) stays a fraction of one full
+    evaluation (156 orders): the windowed search, not all coarse orders."""
+    evaluated = []
+    inner = _search.rdp_epsilon
+
+    def counting(event, delta, relation, orders):
+        orders = list(orders)
+        evaluated.append(len(orders))
+        return inner(event, delta, relation, orders)
+
+    monkeypatch.setattr(_search, "rdp_epsilon", counting)
+    make = _levels_event(0.008, [(0.7, 50), (1.0, 300), (1.6, 900)])
+    noise = calibrate_noise(make, 1.0, 1e-5)
+    assert compute_epsilon(make(noise), 1e-5) <= 1.0
+    assert sum(evaluated) <= 130, evaluated
+
+
 def test_fast_calibration_uses_few_full_evaluations(monkeypatch):
     calls = []
     full = acc_mod._evaluate
