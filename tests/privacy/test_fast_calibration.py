@@ -278,3 +278,42 @@ def test_unwritable_cache_directory_does_not_break_fitting(tmp_path):
     finally:
         set_calibration_cache(True, None)
     assert math.isfinite(noise)
+
+
+def test_disk_cache_is_hit_by_a_fresh_process(tmp_path):
+    """What a joblib worker does: a new process with the same environment reads
+    the entry the parent wrote, and does not search again."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from dpestim.privacy import accounting\n"
+        "from dpestim.solvers import DPSGD, ERMPlan\n"
+        "if sys.argv[1] == 'child':\n"
+        "    def no_search(*a, **k):\n"
+        "        raise AssertionError('searched: the disk entry was not used')\n"
+        "    accounting._search_noise = no_search\n"
+        "plan = ERMPlan(n_samples=5000, n_features=10, n_outputs=1, loss=0,\n"
+        "    alpha=1e-4, fit_intercept=True, clip_norm=1.0, max_iter=3,\n"
+        "    batch_size=100, learning_rate=0.5)\n"
+        "print(repr(DPSGD().calibrate(1.0, 1e-5, plan, accountant='rdp')))\n"
+    )
+    env = dict(
+        os.environ, DPESTIM_CACHE_DIR=str(tmp_path), DPESTIM_CALIBRATION_CACHE="1"
+    )
+
+    def run(role):
+        out = subprocess.run(
+            [sys.executable, "-c", code, role],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return out.stdout.strip().splitlines()[-1]
+
+    parent = run("parent")
+    assert list(tmp_path.rglob("*.json"))
+    assert run("child") == parent
