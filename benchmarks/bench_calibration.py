@@ -25,9 +25,10 @@ the new search (the baseline ran for minutes on the latter).
 
 Usage::
 
-    PYTHONPATH=. python benchmarks/bench_calibration.py [--repeats 3]
+    PYTHONPATH=. python benchmarks/bench_calibration.py [--repeats 3] [--solvers ...]
 
-Writes ``benchmarks/results/bench_calibration.{json,md}``.
+Writes ``benchmarks/results/bench_calibration.{json,md}`` (with ``--solvers``,
+``bench_calibration_subset.{json,md}``).
 """
 
 import argparse
@@ -116,7 +117,7 @@ def _plan(batch_size=256):
     )
 
 
-def run(repeats, cache_dir):
+def run(repeats, cache_dir, only=None):
     eps, delta = 1.0, 1e-5
     rows = []
     names = [
@@ -128,6 +129,8 @@ def run(repeats, cache_dir):
     ]
     cases = [(n, "rdp", 256, True) for n in names]
     cases += [("dp-sgd", "pld", 256, False), ("adp-sgd", "pld", 1, False)]
+    if only:
+        cases = [c for c in cases if c[0] in only and c[1] == "rdp"]
     for name, acc_name, batch, with_baseline in cases:
         solver, plan = _solver(name), _plan(batch)
         nb = solver.neighbouring
@@ -221,18 +224,25 @@ def markdown(rows, command):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--solvers", nargs="*", help="only these solvers (RDP rows); default: all"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        rows = run(args.repeats, Path(tmp))
+        rows = run(args.repeats, Path(tmp), args.solvers)
     command = (
         f"PYTHONPATH=. python benchmarks/bench_calibration.py --repeats {args.repeats}"
     )
+    suffix = ""
+    if args.solvers:
+        command += " --solvers " + " ".join(args.solvers)
+        suffix = "_subset"
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "bench_calibration.json").write_text(
+    (RESULTS / f"bench_calibration{suffix}.json").write_text(
         json.dumps({"command": command, "rows": rows}, indent=1)
     )
     md = markdown(rows, command)
-    (RESULTS / "bench_calibration.md").write_text(md)
+    (RESULTS / f"bench_calibration{suffix}.md").write_text(md)
     print(md)
 
 
