@@ -206,7 +206,17 @@ def rdp_root(make_event, epsilon, delta, relation, rtol, max_noise, verify):
     coarse = sorted(_coarse_orders(epsilon, delta))
     f, state = _windowed(make_event, delta, relation, coarse)
     candidate = _root(f, epsilon, 1.0, max(rtol, 3e-3), max_noise, slope=2.0)
-    if candidate is None or candidate <= 1e-8 or state["order"] is None:
+    if candidate is None:
+        # The window assumes epsilon unimodal in the order. At very large
+        # noise it is not: dp_accounting's KL bound certifies epsilon = 0 at
+        # the smallest orders first. Before calling the budget unreachable,
+        # search on all the coarse orders (as before the window existed).
+        candidate = solve(coarse, 1.0, max(rtol, 3e-3))
+        if candidate is None or candidate <= 1e-8:
+            return candidate
+        _, order = rdp_epsilon(make_event(candidate), delta, relation, coarse)
+        state["order"], state["window"] = order, [order]
+    if candidate <= 1e-8 or state["order"] is None:
         return candidate
     near = _grid_neighbours(state["order"], 5) | set(state["window"])
     order = _best_order(make_event, candidate, delta, relation, near)

@@ -96,6 +96,17 @@ def test_windowed_search_is_the_coarse_orders_epsilon():
         assert len(state["window"]) <= 3
 
 
+def test_budget_met_only_by_the_kl_bound_at_small_orders_is_found():
+    """Not unimodal in the order: at huge noise dp_accounting certifies
+    epsilon = 0 at the smallest orders (its KL bound) while the large orders
+    stay above a tiny budget; the windowed search alone would call it
+    unreachable."""
+    make = EVENTS["full-batch"][0]
+    noise = calibrate_noise(make, 1e-300, 1e-5)
+    assert compute_epsilon(make(noise), 1e-5) <= 1e-300
+    assert compute_epsilon(make(noise * (1 - 5e-4)), 1e-5) > 1e-300
+
+
 def test_fast_calibration_search_evaluates_few_orders(monkeypatch):
     """The cost of the search (orders times levels) stays a fraction of one full
     evaluation (156 orders): the windowed search, not all coarse orders."""
