@@ -247,7 +247,17 @@ def rdp_root(make_event, epsilon, delta, relation, rtol, max_noise, verify):
         if full_eps <= epsilon:
             noise = candidate
         if full_order is None or full_order in orders:
-            return noise if noise is not None else last
+            sub_eps = rdp_epsilon(
+                make_event(candidate), delta, relation, sorted(orders)
+            )[0]
+            if not full_eps < sub_eps * (1 - 1e-9):
+                return noise if noise is not None else last
+            # The full accountant's epsilon at an order of the subset is
+            # smaller than the subset's: the event's epsilon at one order
+            # depends on the other orders (RepeatAndSelectDpEvent pairs
+            # them), so no subset is faithful. Root on the full accountant.
+            root = _root(lambda s: verify(s)[0], epsilon, candidate, rtol, max_noise)
+            return root if root is not None else (noise or last)
         orders |= _grid_neighbours(full_order, 2)
         precise = False
     return noise if noise is not None else last
