@@ -2,21 +2,52 @@
 
 >>> from dpestim import LogisticRegression
 >>> clf = LogisticRegression(epsilon=1.0, delta=1e-5, classes=[0, 1])
+
+``import dpestim`` is cheap: the estimators and the subpackages are loaded on
+first access (PEP 562 module ``__getattr__``, as scikit-learn and SciPy do),
+so that numba, dp-accounting and the kernels are imported only when they are
+used. ``from dpestim import LogisticRegression``, ``dpestim.datasets``,
+``dir(dpestim)`` and ``dpestim.__all__`` behave as with eager imports.
 """
+
+import importlib
 
 __version__ = "0.1.0"
 
-from .exceptions import (
+from .exceptions import (  # noqa: E402  (light: no third-party import)
     BudgetExceededError,
     PrivacyBudgetWarning,
     PrivacyLeakWarning,
     UtilityWarning,
 )
-from .linear_model import LinearSVC, LogisticRegression, Ridge
-from .minimax import (
-    FairLogisticRegression,
-    MinimaxLogisticRegression,
-    MinimaxRegressor,
+
+#: Public name -> submodule that defines it, imported on first access.
+_LAZY_ATTRIBUTES = {
+    "FairLogisticRegression": "minimax",
+    "LinearSVC": "linear_model",
+    "LogisticRegression": "linear_model",
+    "MinimaxLogisticRegression": "minimax",
+    "MinimaxRegressor": "minimax",
+    "Ridge": "linear_model",
+}
+
+#: Subpackages reachable as ``dpestim.<name>`` after a bare ``import dpestim``.
+_SUBMODULES = frozenset(
+    {
+        "audit",
+        "datasets",
+        "exceptions",
+        "linear_model",
+        "losses",
+        "minimax",
+        "model_selection",
+        "postprocessing",
+        "preprocessing",
+        "privacy",
+        "scaling",
+        "solvers",
+        "utils",
+    }
 )
 
 __all__ = [
@@ -32,3 +63,18 @@ __all__ = [
     "UtilityWarning",
     "__version__",
 ]
+
+
+def __getattr__(name):
+    if name in _LAZY_ATTRIBUTES:
+        module = importlib.import_module(f".{_LAZY_ATTRIBUTES[name]}", __name__)
+        value = getattr(module, name)
+        globals()[name] = value  # later accesses skip this function
+        return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__) | _SUBMODULES)

@@ -21,7 +21,6 @@ import math
 
 import numpy as np
 from dp_accounting import pld, rdp
-from scipy.optimize import brentq
 
 __all__ = ["coarse_pld_root", "rdp_root", "refine_full"]
 
@@ -67,16 +66,6 @@ def _coarse_orders(epsilon, delta):
     return orders
 
 
-def _neighbourhood(order):
-    """Default orders strictly between the coarse orders around ``order``."""
-    coarse = np.asarray(_COARSE + _LARGE)
-    below = coarse[coarse < order]
-    above = coarse[coarse > order]
-    lo = below.max() if below.size else 1.0
-    hi = above.min() if above.size else math.inf
-    return set(_DEFAULT_ORDERS[(_DEFAULT_ORDERS > lo) & (_DEFAULT_ORDERS < hi)])
-
-
 def _grid_neighbours(order, width=5):
     """``order`` and ``width`` neighbours on each side in the default grid."""
     i = int(np.searchsorted(_DEFAULT_ORDERS, order))
@@ -88,7 +77,7 @@ def _root(f, epsilon, start, rtol, max_noise, slope=1.0):
 
     Works on ``log f`` against ``log s``: secant steps from ``start`` (slope
     ``-slope`` until two points are known, overshooting by 10% to cross it)
-    bracket the root, then Brent's method refines it. Returns ``None`` when
+    bracket the root, then regula falsi (Illinois) refines it. Returns ``None`` when
     ``f`` stays above ``epsilon`` up to ``max_noise``, and ``1e-8`` when the
     budget is met there already.
     """
@@ -115,30 +104,95 @@ def _root(f, epsilon, start, rtol, max_noise, slope=1.0):
             return None if gb > 0 else 1e-8
         if a != b and ga != gb:
             slope = max((ga - gb) / (b - a), 0.05)
-    lo, hi = (a, b) if a < b else (b, a)
-    root = brentq(g, lo, hi, xtol=rtol / 4, rtol=4 * np.finfo(float).eps)
-    # brentq may stop on either side of the root: step up to the feasible one.
-    step = rtol / 4
-    while root < hi and g(root) > 0:
-        root = min(root + step, hi)
-        step *= 2.0
-    return math.exp(root)
+    # Regula falsi with the Illinois modification on the bracket: ``log f``
+    # is close to linear in ``log s``, so this converges in a few steps. The
+    # upper end ``hi`` is always feasible (``g(hi) <= 0``).
+    (lo, glo), (hi, ghi) = sorted([(a, ga), (b, gb)])
+    side = 0
+    for _ in range(100):
+        if hi - lo <= rtol / 4:
+            break
+        x = hi - ghi * (hi - lo) / (ghi - glo) if ghi != glo else 0.5 * (lo + hi)
+        # Keep the new point well inside the bracket.
+        margin = min(rtol / 8, (hi - lo) / 4)
+        x = min(max(x, lo + margin), hi - margin)
+        gx = g(x)
+        if gx > 0:
+            lo, glo = x, gx
+            if side == -1:
+                ghi /= 2.0
+            side = -1
+        else:
+            hi, ghi = x, gx
+            if side == 1:
+                glo /= 2.0
+            side = 1
+    return math.exp(hi)
+
+
+def _windowed(make_event, delta, relation, coarse):
+    """Epsilon on the coarse orders, evaluated on three of them only.
+
+    The window is the subset's optimal order and its two coarse neighbours;
+    when the optimum reaches an edge of the window, the window moves and the
+    noise is evaluated again. Under the unimodality of epsilon in the order
+    (the usual shape of an RDP curve) this is the epsilon of all the coarse
+    orders at about a third of the cost; without it, it is still an upper
+    bound on the full epsilon (any subset is), and the caller's later rounds
+    and the full verification decide. ``state["order"]`` is the last optimum.
+    """
+    state = {"window": list(coarse), "order": None}
+
+    def f(s):
+        event = make_event(s)
+        while True:
+            eps, order = rdp_epsilon(event, delta, relation, state["window"])
+            if order is None:
+                return eps
+            i = coarse.index(order)
+            window = coarse[max(i - 1, 0) : i + 2]
+            inside = set(window) <= set(state["window"])
+            state["window"], state["order"] = window, order
+            if inside:
+                return eps
+
+    return f, state
+
+
+def _best_order(make_event, s, delta, relation, orders):
+    """Optimal order at ``s`` among ``orders``, widened while it sits on an edge."""
+    orders = set(orders)
+    for _ in range(8):
+        _, order = rdp_epsilon(make_event(s), delta, relation, sorted(orders))
+        if order is None:
+            return None
+        if _grid_neighbours(order, 1) <= orders:  # not on an edge
+            return order
+        orders |= _grid_neighbours(order, 5)
+    return order
 
 
 def rdp_root(make_event, epsilon, delta, relation, rtol, max_noise, verify):
     """Candidate RDP noise: root on a small, growing subset of the default orders.
 
-    The root on the coarse orders is found first; at each candidate the
-    default orders around the subset's optimal order are evaluated once, and
-    if the best of them is not in the subset, it joins with five grid
-    neighbours on each side and the root is found again.
-    ``verify(noise) -> (epsilon, optimal order)`` is the full accountant:
-    when its optimal order is in the subset, the subset root is the full
-    root; otherwise that order joins the subset and the loop goes on (five
-    rounds at most). Returns the last noise that passed ``verify``, else the
-    last candidate (the caller verifies it again and increases it if
-    needed), or ``None`` when the budget is unreachable. With ``verify=None``
-    the subset root is returned unverified (a hint).
+    Three stages, each on a few orders (an RDP evaluation costs about the
+    sum of its integer orders per distinct sampled Gaussian):
+
+    1. the root on the coarse orders at a loose tolerance, each evaluation on
+       a window of three coarse orders around the optimum (:func:`_windowed`);
+    2. at that noise, the optimal default order near the coarse optimum (its
+       five grid neighbours on each side, widened while the optimum sits on an
+       edge), then the root at ``rtol`` on that order and its three grid
+       neighbours on each side;
+    3. ``verify(noise) -> (epsilon, optimal order)``, the full accountant: when
+       its optimal order is in the subset, the subset root is the full root;
+       otherwise that order joins the subset and the root is found again
+       (five rounds at most).
+
+    Returns the last noise that passed ``verify``, else the last candidate
+    (the caller verifies it again and increases it if needed), or ``None``
+    when the budget is unreachable. With ``verify=None`` the subset root is
+    returned unverified (a hint).
     """
 
     def solve(orders, start, tol):
@@ -149,28 +203,43 @@ def rdp_root(make_event, epsilon, delta, relation, rtol, max_noise, verify):
 
         return _root(f, epsilon, start, tol, max_noise, slope=2.0)
 
-    orders = _coarse_orders(epsilon, delta)
-    candidate = solve(orders, 1.0, max(rtol, 3e-3))
-    precise = rtol >= 3e-3
+    coarse = sorted(_coarse_orders(epsilon, delta))
+    f, state = _windowed(make_event, delta, relation, coarse)
+    candidate = _root(f, epsilon, 1.0, max(rtol, 3e-3), max_noise, slope=2.0)
+    if candidate is None:
+        # The window assumes epsilon unimodal in the order. At very large
+        # noise it is not: dp_accounting's KL bound certifies epsilon = 0 at
+        # the smallest orders first. Before calling the budget unreachable,
+        # search on all the coarse orders (as before the window existed).
+        candidate = solve(coarse, 1.0, max(rtol, 3e-3))
+        if candidate is None or candidate <= 1e-8:
+            return candidate
+        _, order = rdp_epsilon(make_event(candidate), delta, relation, coarse)
+        state["order"], state["window"] = order, [order]
+    if candidate <= 1e-8 or state["order"] is None:
+        return candidate
+    near = _grid_neighbours(state["order"], 5) | set(state["window"])
+    order = _best_order(make_event, candidate, delta, relation, near)
+    if order is None:
+        return candidate
+    # Three grid neighbours on each side: the optimum drifts as the noise
+    # moves from the coarse root to the precise one.
+    orders = _grid_neighbours(order, 3)
+    precise = False
     noise = None
     last = None
     for _ in range(5):
+        if not precise:
+            candidate = solve(orders, candidate, rtol)
+            precise = True
         if candidate is None or candidate <= 1e-8:
             return candidate if noise is None else noise
         last = candidate
-        # The optimal order among the default orders around the subset's
-        # optimum (cheap: one evaluation, no root finding); re-solve if it is
-        # not yet in the subset.
-        _, order = rdp_epsilon(make_event(candidate), delta, relation, sorted(orders))
-        if order is not None:
-            local = sorted(orders | _neighbourhood(order))
-            _, order = rdp_epsilon(make_event(candidate), delta, relation, local)
-            if order is not None and order not in orders:
-                orders |= _grid_neighbours(order)
-                candidate, precise = solve(orders, candidate, rtol), True
-                continue
-        if not precise:
-            candidate, precise = solve(orders, candidate, rtol), True
+        # The optimum must not sit on an edge of the subset (a cheap check).
+        order = _best_order(make_event, candidate, delta, relation, orders)
+        if order is not None and not _grid_neighbours(order, 1) <= orders:
+            orders |= _grid_neighbours(order, 3)
+            precise = False
             continue
         if verify is None:
             return candidate
@@ -178,9 +247,19 @@ def rdp_root(make_event, epsilon, delta, relation, rtol, max_noise, verify):
         if full_eps <= epsilon:
             noise = candidate
         if full_order is None or full_order in orders:
-            return noise if noise is not None else last
-        orders |= _grid_neighbours(full_order)
-        candidate = solve(orders, candidate, rtol)
+            sub_eps = rdp_epsilon(
+                make_event(candidate), delta, relation, sorted(orders)
+            )[0]
+            if not full_eps < sub_eps * (1 - 1e-9):
+                return noise if noise is not None else last
+            # The full accountant's epsilon at an order of the subset is
+            # smaller than the subset's: the event's epsilon at one order
+            # depends on the other orders (RepeatAndSelectDpEvent pairs
+            # them), so no subset is faithful. Root on the full accountant.
+            root = _root(lambda s: verify(s)[0], epsilon, candidate, rtol, max_noise)
+            return root if root is not None else (noise or last)
+        orders |= _grid_neighbours(full_order, 2)
+        precise = False
     return noise if noise is not None else last
 
 

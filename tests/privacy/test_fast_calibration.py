@@ -82,6 +82,49 @@ def test_subset_of_orders_never_certifies_less_than_the_full_set():
             assert _search.rdp_epsilon(make(s), 1e-5, relation, orders)[0] >= full
 
 
+def test_windowed_search_is_the_coarse_orders_epsilon():
+    """Three orders around the optimum give the epsilon of all coarse orders."""
+    make = _levels_event(0.008, [(0.7, 50), (1.0, 300), (1.6, 900)])
+    relation = acc_mod._NEIGHBOURING["add_or_remove_one"]
+    coarse = sorted(_search._COARSE)
+    f, state = _search._windowed(make, 1e-5, relation, coarse)
+    # A sweep in both directions moves the window across the coarse orders.
+    for s in (1.0, 3.0, 9.0, 0.4, 0.2, 1.3, 30.0, 0.6):
+        expected = _search.rdp_epsilon(make(s), 1e-5, relation, coarse)
+        assert f(s) == expected[0]
+        assert state["order"] == expected[1]
+        assert len(state["window"]) <= 3
+
+
+def test_budget_met_only_by_the_kl_bound_at_small_orders_is_found():
+    """Not unimodal in the order: at huge noise dp_accounting certifies
+    epsilon = 0 at the smallest orders (its KL bound) while the large orders
+    stay above a tiny budget; the windowed search alone would call it
+    unreachable."""
+    make = EVENTS["full-batch"][0]
+    noise = calibrate_noise(make, 1e-300, 1e-5)
+    assert compute_epsilon(make(noise), 1e-5) <= 1e-300
+    assert compute_epsilon(make(noise * (1 - 5e-4)), 1e-5) > 1e-300
+
+
+def test_fast_calibration_search_evaluates_few_orders(monkeypatch):
+    """The cost of the search (orders times levels) stays a fraction of one full
+    evaluation (156 orders): the windowed search, not all coarse orders."""
+    evaluated = []
+    inner = _search.rdp_epsilon
+
+    def counting(event, delta, relation, orders):
+        orders = list(orders)
+        evaluated.append(len(orders))
+        return inner(event, delta, relation, orders)
+
+    monkeypatch.setattr(_search, "rdp_epsilon", counting)
+    make = _levels_event(0.008, [(0.7, 50), (1.0, 300), (1.6, 900)])
+    noise = calibrate_noise(make, 1.0, 1e-5)
+    assert compute_epsilon(make(noise), 1e-5) <= 1.0
+    assert sum(evaluated) <= 130, evaluated
+
+
 def test_fast_calibration_uses_few_full_evaluations(monkeypatch):
     calls = []
     full = acc_mod._evaluate
@@ -246,3 +289,42 @@ def test_unwritable_cache_directory_does_not_break_fitting(tmp_path):
     finally:
         set_calibration_cache(True, None)
     assert math.isfinite(noise)
+
+
+def test_disk_cache_is_hit_by_a_fresh_process(tmp_path):
+    """What a joblib worker does: a new process with the same environment reads
+    the entry the parent wrote, and does not search again."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from dpestim.privacy import accounting\n"
+        "from dpestim.solvers import DPSGD, ERMPlan\n"
+        "if sys.argv[1] == 'child':\n"
+        "    def no_search(*a, **k):\n"
+        "        raise AssertionError('searched: the disk entry was not used')\n"
+        "    accounting._search_noise = no_search\n"
+        "plan = ERMPlan(n_samples=5000, n_features=10, n_outputs=1, loss=0,\n"
+        "    alpha=1e-4, fit_intercept=True, clip_norm=1.0, max_iter=3,\n"
+        "    batch_size=100, learning_rate=0.5)\n"
+        "print(repr(DPSGD().calibrate(1.0, 1e-5, plan, accountant='rdp')))\n"
+    )
+    env = dict(
+        os.environ, DPESTIM_CACHE_DIR=str(tmp_path), DPESTIM_CALIBRATION_CACHE="1"
+    )
+
+    def run(role):
+        out = subprocess.run(
+            [sys.executable, "-c", code, role],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return out.stdout.strip().splitlines()[-1]
+
+    parent = run("parent")
+    assert list(tmp_path.rglob("*.json"))
+    assert run("child") == parent
