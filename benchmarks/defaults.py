@@ -150,6 +150,43 @@ def _key(r):
     return (r["estimator"], r["solver"], r["dataset"], str(r["epsilon"]), r["seed"])
 
 
+def _cell(r):
+    return (r["estimator"], r["solver"], r["dataset"], str(r["epsilon"]))
+
+
+#: Label of records written before the runs were stamped with a commit.
+LEGACY = "s1"
+LEGACY_TEXT = (
+    "session 1: branch issue14 at f972a6d..d8de184, before main's issue 17/18 "
+    "changes (sampler, float32, calibration)"
+)
+
+
+def _commit():
+    """Short hash of the checkout's HEAD, ``+dirty`` if ``dpestim/`` differs."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short=9", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "dpestim"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
+
+
 def _save(meta, records):
     RESULTS.mkdir(exist_ok=True)
     tmp = OUT.with_suffix(".json.tmp")
@@ -158,22 +195,29 @@ def _save(meta, records):
 
 
 def merge(paths):
-    """Add the records of other result files (e.g. a parallel ``--out`` run)."""
+    """Merge other result files (a parallel or later ``--out`` run) into OUT.
+
+    Files are applied in order; a cell (estimator, solver, dataset, epsilon)
+    present in a merged file replaces **all** records of that cell already
+    in OUT, so that every cell holds the seeds of one run on one commit.
+    """
     data = json.loads(OUT.read_text())
-    done = {_key(r) for r in data["records"]}
     for path in paths:
         other = json.loads(Path(path).read_text())
-        new = [r for r in other["records"] if _key(r) not in done]
-        data["records"] += new
-        done |= {_key(r) for r in new}
+        cells = {_cell(r) for r in other["records"]}
+        kept = [r for r in data["records"] if _cell(r) not in cells]
+        data["records"] = kept + other["records"]
         data["meta"].setdefault("commands", []).extend(
             other["meta"].get("commands", [])
+        )
+        data["meta"].setdefault("merged", []).append(
+            dict(file=Path(path).name, cells=len(cells), date=other["meta"].get("date"))
         )
     _save(data["meta"], data["records"])
     return data["records"]
 
 
-def _baselines(est_name, dataset, X, y, Xt, yt, metric):
+def _baselines(est_name, dataset, X, y, Xt, yt, metric, commit):
     import scipy.sparse as sp
     from sklearn.metrics import r2_score
 
@@ -203,6 +247,7 @@ def _baselines(est_name, dataset, X, y, Xt, yt, metric):
             metric=metric,
             score=float(score),
             fit_cpu_s=float(cpu),
+            commit=commit,
         )
         for s, score, cpu in out
     ]
@@ -215,8 +260,10 @@ def run(args):
     records = old["records"]
     done = {_key(r) for r in records}
     command = " ".join(["python", "benchmarks/defaults.py", *sys.argv[1:]])
+    commit = _commit()
     meta = dict(
         command=command,
+        commit=commit,
         commands=[*old["meta"].get("commands", []), command],
         date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         seeds=list(range(args.seeds)),
@@ -237,7 +284,7 @@ def run(args):
             if args.estimators and est_name not in args.estimators:
                 continue
             if (est_name, "sklearn", dataset, "inf", 0) not in done:
-                new = _baselines(est_name, dataset, X, y, Xt, yt, metric)
+                new = _baselines(est_name, dataset, X, y, Xt, yt, metric, commit)
                 records += new
                 done |= {_key(r) for r in new}
                 _save(meta, records)
@@ -275,7 +322,11 @@ def run(args):
                             except ValueError as exc:  # e.g. a diverged fit
                                 print(f"  {solver} {eps} {seed}: {exc}", flush=True)
                                 score = float("nan")
-                        rec.update(score=score, fit_cpu_s=time.process_time() - t)
+                        rec.update(
+                            score=score,
+                            fit_cpu_s=time.process_time() - t,
+                            commit=commit,
+                        )
                         records.append(rec)
                         done.add(_key(rec))
                         added += 1
