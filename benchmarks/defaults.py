@@ -48,7 +48,8 @@ import numpy as np
 
 SCHEMA = """{"meta": {...}, "records": [{"estimator", "solver" (registry name,
 "sklearn", "majority" or "constant"), "dataset", "epsilon" (float or "inf"),
-"seed", "metric" ("accuracy" or "r2"), "score", "fit_cpu_s"}]}"""
+"seed", "metric" ("accuracy" or "r2"), "score", "fit_cpu_s", "commit" (the
+code's commit; absent on the first session's records)}]}"""
 
 EPSILONS = [0.1, 0.5, 1.0, 2.0, math.inf]
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -163,7 +164,10 @@ LEGACY_TEXT = (
 
 
 def _commit():
-    """Short hash of the checkout's HEAD, ``+dirty`` if ``dpestim/`` differs."""
+    """Short hash of the checkout's HEAD, ``+dirty`` if ``dpestim/`` differs.
+
+    ``--commit`` overrides it (a run from an exported snapshot of a commit).
+    """
     import subprocess
 
     root = Path(__file__).resolve().parent.parent
@@ -260,7 +264,7 @@ def run(args):
     records = old["records"]
     done = {_key(r) for r in records}
     command = " ".join(["python", "benchmarks/defaults.py", *sys.argv[1:]])
-    commit = _commit()
+    commit = args.commit or _commit()
     meta = dict(
         command=command,
         commit=commit,
@@ -524,6 +528,7 @@ def main():
     p.add_argument("--plot-only", action="store_true", help="no fits")
     p.add_argument("--out", default=None, help="write here (default defaults.json)")
     p.add_argument("--merge", nargs="+", default=None, help="add these files' records")
+    p.add_argument("--commit", default=None, help="stamp records with this label")
     args = p.parse_args()
     global OUT
     if args.out:
