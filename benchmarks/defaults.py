@@ -41,10 +41,10 @@ import os
 import sys
 import time
 import warnings
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from defaults_report import medians, summary
 
 SCHEMA = """{"meta": {...}, "records": [{"estimator", "solver" (registry name,
 "sklearn", "majority" or "constant"), "dataset", "epsilon" (float or "inf"),
@@ -153,14 +153,6 @@ def _key(r):
 
 def _cell(r):
     return (r["estimator"], r["solver"], r["dataset"], str(r["epsilon"]))
-
-
-#: Label of records written before the runs were stamped with a commit.
-LEGACY = "s1"
-LEGACY_TEXT = (
-    "session 1: branch issue14 at f972a6d..d8de184, before main's issue 17/18 "
-    "changes (sampler, float32, calibration)"
-)
 
 
 def _commit():
@@ -344,101 +336,20 @@ def run(args):
     return records
 
 
-def medians(records):
-    """``{(estimator, dataset, solver, epsilon): median score}``."""
-    groups = defaultdict(list)
-    for r in records:
-        groups[(r["estimator"], r["dataset"], r["solver"], str(r["epsilon"]))].append(
-            r["score"]
-        )
-    return {k: float(np.nanmedian(v)) for k, v in groups.items()}
-
-
-PURE = FULL_BATCH  # the accelerated family's default Laplace mechanism
-
-
-def summary(records):
-    """Markdown: median tables and every cell that misses a target."""
-    med = medians(records)
-    eps_labels = ["0.1", "0.5", "1.0", "2.0", "inf"]
-    seeds = defaultdict(set)
-    for r in records:
-        seeds[(r["estimator"], r["dataset"], r["solver"])].add(r["seed"])
-    lines, misses = [], []
-    order = [s for fam in FAMILIES.values() for s in fam]
-    for est in ("LogisticRegression", "LinearSVC", "Ridge"):
-        for d in CLASSIFICATION + REGRESSION:
-            if (est, d, "sklearn", "inf") not in med:
-                continue
-            regression = est == "Ridge"
-            sk = med[(est, d, "sklearn", "inf")]
-            base_name = "constant" if regression else "majority"
-            base = med[(est, d, base_name, "inf")]
-            lines += [
-                f"**{est} on {d}** (scikit-learn {sk:.4f}, {base_name} {base:.4f})",
-                "",
-                "| solver | " + " | ".join(f"eps={e}" for e in eps_labels) + " |",
-                "|---|" + "---|" * len(eps_labels),
-            ]
-            for s in order:
-                if not any((est, d, s, e) in med for e in eps_labels):
-                    continue
-                row = []
-                for e in eps_labels:
-                    v = med.get((est, d, s, e))
-                    row.append("-" if v is None else f"{v:.4f}")
-                    misses += _misses(est, d, s, e, v, sk, base, base_name)
-                n_seeds = len(seeds[(est, d, s)])
-                lines.append(f"| {s} ({n_seeds}) | " + " | ".join(row) + " |")
-            lines.append("")
-    misses += _not_run(med)
-    head = [
-        "Medians over seeds (number of seeds in brackets; full-batch solvers "
-        "run once at eps=inf, where they are deterministic).",
-        "",
-    ]
-    tail = ["### Cells that miss a target", ""] + [f"- {m}" for m in misses]
-    return "\n".join(head + lines + tail) + "\n", misses
-
-
-def _not_run(med):
-    """Cells of the full matrix with no record (interrupted or skipped runs)."""
+def _matrix():
+    """Every (estimator, dataset, solver) cell of the full matrix, in order."""
     from dpestim.solvers import SOLVERS
 
-    out = []
-    for d in CLASSIFICATION + REGRESSION:
-        for est_name, Est in _estimators(d).items():
-            for s in (s for fam in FAMILIES.values() for s in fam):
-                if Est()._loss_name not in SOLVERS[s].supported_losses:
-                    continue
-                if not any((est_name, d, s, e) in med for e in ("inf", "1.0")):
-                    out.append(f"{est_name} {d} {s}: not run")
-    return out
-
-
-def _misses(est, d, s, e, v, sk, base, base_name):
-    """The targets of issue 14 that the median ``v`` of a cell misses."""
-    if v is None:
-        return [f"{est} {d} {s} eps={e}: not run"]
-    out = []
-    regression = est == "Ridge"
-    if e == "inf":
-        if v < sk - (0.02 if regression else 0.01):
-            out.append(
-                f"{est} {d} {s} eps=inf: {v:.4f} vs scikit-learn {sk:.4f} "
-                "(non-private limit)"
-            )
-        return out
-    eps = float(e)
-    if eps >= 0.5 and v <= base + 1e-9:
-        out.append(f"{est} {d} {s} eps={e}: {v:.4f} <= {base_name} {base:.4f}")
-    if d == "california" and v < -0.1:
-        out.append(f"{est} {d} {s} eps={e}: R^2 {v:.4f} < -0.1")
-    if d == "adult" and e == "1.0":
-        target = 0.80 if s in PURE else 0.835
-        if v < target:
-            out.append(f"{est} {d} {s} eps=1: {v:.4f} < target {target}")
-    return out
+    order = ("LogisticRegression", "LinearSVC", "Ridge")
+    return [
+        (est_name, d, s)
+        for est_name in order
+        for d in CLASSIFICATION + REGRESSION
+        if est_name in _estimators(d)
+        for fam in FAMILIES.values()
+        for s in fam
+        if _estimators(d)[est_name]()._loss_name in SOLVERS[s].supported_losses
+    ]
 
 
 def plot(records):
@@ -542,7 +453,10 @@ def main():
     if args.out:
         return
     plot(records)
-    text, misses = summary(records)
+    meta = json.loads(OUT.read_text()).get("meta", {})
+    text, misses = summary(
+        records, _matrix(), FAMILIES, CLASSIFICATION + REGRESSION, meta
+    )
     (RESULTS / "defaults.md").write_text(text)
     print(f"wrote {RESULTS / 'defaults.md'} ({len(misses)} cells miss a target)")
 
