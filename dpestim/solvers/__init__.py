@@ -1,14 +1,7 @@
 """Private optimisation algorithms, one module per paper algorithm."""
 
 from ._registry import SOLVERS, resolve_solver
-from .accelerated import (
-    DPHB,
-    DPMASG,
-    DPNAG,
-    AcceleratedSolver,
-    DPMASGOpt,
-    DPNAGOpt,
-)
+from .accelerated import AcceleratedSolver
 from .adp_sgd import ADPSGD, ADPAdaGrad
 from .base import BaseSolver, ERMPlan, SolverResult
 from .dp_gd import DPGD
@@ -21,6 +14,7 @@ from .dp_lssgd import (
 from .dp_scd import DPSCD, SeqDPSCD
 from .dp_sgd import DPSGD
 from .dp_smd_sco import DPSMDSCO
+from .momentum import DPHB, DPMASG, DPNAG, DPMASGOpt, DPNAGOpt
 from .saddle import DPSGDA, DPSMD, DPSMDBR, SADDLE_SOLVERS, SaddlePlan
 from .sgda import NoisySGDA
 

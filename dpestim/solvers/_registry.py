@@ -2,7 +2,6 @@
 
 from sklearn.base import clone
 
-from .accelerated import DPHB, DPMASG, DPNAG, DPMASGOpt, DPNAGOpt
 from .adp_sgd import ADPSGD, ADPAdaGrad
 from .base import BaseSolver
 from .dp_gd import DPGD
@@ -10,6 +9,7 @@ from .dp_lssgd import DPLSSGD
 from .dp_scd import DPSCD, SeqDPSCD
 from .dp_sgd import DPSGD
 from .dp_smd_sco import DPSMDSCO
+from .momentum import DPHB, DPMASG, DPNAG, DPMASGOpt, DPNAGOpt
 
 __all__ = ["SOLVERS", "resolve_solver"]
 

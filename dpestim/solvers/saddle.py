@@ -19,14 +19,10 @@ this composition theorem, so the closed form is implemented here
 """
 
 import math
-from dataclasses import dataclass
 from numbers import Integral, Real
 
-import attr
 import numpy as np
 from dp_accounting import (
-    ComposedDpEvent,
-    DpEvent,
     GaussianDpEvent,
     NonPrivateDpEvent,
     SelfComposedDpEvent,
@@ -35,6 +31,19 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import _saddle_kernels as _k
+from ._saddle_accounting import (
+    ExponentialMechanismDpEvent,
+    check_budget,
+    composed_epsilon,
+    event_epsilon,
+    per_sample_epsilon,
+)
+from ._saddle_problems import (
+    BilinearGame,
+    LinearSaddleProblem,
+    SaddlePlan,
+    SaddleResult,
+)
 
 __all__ = [
     "DPSGDA",
@@ -59,262 +68,6 @@ __all__ = [
 MAX_SCORE_BOUND = 1e50
 #: Largest number of vertex samples one fit may draw (each is a loop step).
 MAX_VERTEX_SAMPLES = 10**8
-#: Smallest per-sample epsilon: below it the step size underflows.
-_MIN_SAMPLE_EPSILON = 1e-150
-
-_EMPTY_2D = np.zeros((1, 1))
-_EMPTY_1D = np.zeros(1)
-
-
-# -- accounting --
-
-
-@attr.s(frozen=True, slots=True, auto_attribs=True)
-class ExponentialMechanismDpEvent(DpEvent):
-    """One ``epsilon``-DP exponential-mechanism draw (pure DP).
-
-    Not supported by the ``dp_accounting`` accountants; dpestim composes
-    these events with :func:`composed_epsilon`.
-    """
-
-    epsilon: float
-
-
-def check_budget(epsilon, delta):
-    """``ValueError`` unless ``0 < delta < 1`` and ``epsilon < 8 ln(1/delta)``."""
-    if math.isinf(epsilon):
-        return
-    if not 0 < delta < 1:
-        raise ValueError(
-            f"delta must be in (0, 1) for the vertex-sampling solvers (advanced "
-            f"composition gives (epsilon, delta)-DP), got delta={delta!r}."
-        )
-    if not 0 < epsilon < 8 * math.log(1 / delta):
-        raise ValueError(
-            f"epsilon must be in (0, 8 ln(1/delta)) = "
-            f"(0, {8 * math.log(1 / delta):.4g}) "
-            f"for the composition theorem used, got epsilon={epsilon!r}."
-        )
-
-
-def per_sample_epsilon(epsilon, delta, n_mechanisms):
-    """Largest per-sample ``eps0`` with ``m`` samples composing to ``epsilon``.
-
-    Exact solution of the Whitehouse filter ``sqrt(2 Lg m eps0^2) +
-    m eps0^2 / 2 = epsilon``: ``(sqrt(2 Lg + 2 epsilon) - sqrt(2 Lg)) /
-    sqrt(m)`` with ``Lg = ln(1/delta)`` (rounded down so that the composed
-    epsilon never exceeds ``epsilon``). ``inf`` for ``epsilon = inf``.
-    """
-    if math.isinf(epsilon):
-        return math.inf
-    lg = math.log(1 / delta)
-    # sqrt(a + 2 eps) - sqrt(a) without cancellation for tiny eps
-    root = math.sqrt(2 * lg + 2 * epsilon) + math.sqrt(2 * lg)
-    e0 = 2 * epsilon / root / math.sqrt(n_mechanisms)
-    if not e0 >= _MIN_SAMPLE_EPSILON:
-        raise ValueError(
-            f"epsilon={epsilon!r} is too small for {n_mechanisms} vertex samples: "
-            f"each would get epsilon {e0:.3g} < {_MIN_SAMPLE_EPSILON:g} and the "
-            "step size would underflow; raise epsilon."
-        )
-    # never overshoot epsilon through floating-point rounding (bounded loop:
-    # the relative decrement starts at one ulp and doubles)
-    step = 2.0**-52
-    for _ in range(100):
-        if composed_epsilon(n_mechanisms * e0**2, delta) <= epsilon:
-            return e0
-        e0 *= 1 - step
-        step = min(2 * step, 0.5)
-    raise ValueError(f"could not split epsilon={epsilon!r} over the vertex samples.")
-
-
-def composed_epsilon(sum_sq, delta):
-    """Epsilon of pure-DP mechanisms with ``sum eps_m^2 = sum_sq`` at ``delta``."""
-    if math.isinf(sum_sq):
-        return math.inf
-    return math.sqrt(2 * math.log(1 / delta) * sum_sq) + sum_sq / 2
-
-
-def _sum_sq(event):
-    if isinstance(event, NonPrivateDpEvent):
-        return math.inf
-    if isinstance(event, ExponentialMechanismDpEvent):
-        return event.epsilon**2
-    if isinstance(event, SelfComposedDpEvent):
-        return event.count * _sum_sq(event.event)
-    if isinstance(event, ComposedDpEvent):
-        return sum(_sum_sq(e) for e in event.events)
-    raise ValueError(f"cannot compose {event!r} with the Whitehouse filter.")
-
-
-def event_epsilon(event, delta):
-    """Epsilon at ``delta`` of a (composition of) exponential-mechanism events."""
-    return composed_epsilon(_sum_sq(event), delta)
-
-
-# -- problems and plan --
-
-
-@dataclass(frozen=True)
-class SaddlePlan:
-    """The public quantities of one private saddle-point fit.
-
-    All of them are known before the data is read (``n_samples`` is public
-    under replace-one neighbouring); parameter resolution and accounting
-    depend on nothing else.
-
-    Attributes
-    ----------
-    n_samples : int
-    dim_x, dim_y : int
-        Number of vertices of the two simplices (``2 p`` for an l1-ball).
-    lipschitz : float
-        ``L0``: bound on every per-example gradient coordinate in both blocks
-        (``||.||_inf``), from public bounds only. The only constant privacy
-        depends on.
-    smoothness : float
-        ``L1`` (utility only).
-    second_order : float
-        ``L2`` (utility only); 0 for bilinear / quadratic problems.
-    """
-
-    n_samples: int
-    dim_x: int
-    dim_y: int
-    lipschitz: float
-    smoothness: float
-    second_order: float
-
-    @property
-    def log_dim(self):
-        """``ell = ln d_x + ln d_y`` (at least ``ln 2``)."""
-        return max(math.log(self.dim_x) + math.log(self.dim_y), math.log(2))
-
-
-@dataclass
-class LinearSaddleProblem:
-    """Data of a linear-model saddle problem (kind ``LINEAR``).
-
-    Per example ``f = (l(s) - center) (a0 + sum_k lam_k A_ik)
-    + s sum_k lam_k B_ik - sum_k lam_k C_k`` with score ``s = theta . x_i``,
-    ``||theta||_1 <= radius``, ``lam`` on the simplex of dimension
-    ``A.shape[1]``. ``X`` must already be clipped to ``|x_ij| <= feature_bound``;
-    ``clamp_x`` bounds the scalar multiplier of ``x_i`` and ``clamp_y`` each
-    dual gradient coordinate (privacy safety net, from public bounds).
-    """
-
-    X: np.ndarray
-    target: np.ndarray
-    A: np.ndarray
-    B: np.ndarray
-    C: np.ndarray
-    a0: float
-    center: float
-    loss: int
-    radius: float
-    clamp_x: float
-    clamp_y: float
-
-    def kernel_args(self):
-        return _k.LINEAR, (
-            self.X,
-            self.target,
-            self.A,
-            self.B,
-            self.C,
-            float(self.a0),
-            float(self.center),
-            int(self.loss),
-            float(self.radius),
-            _EMPTY_2D,
-            _EMPTY_1D,
-            _EMPTY_1D,
-            _EMPTY_1D,
-            float(self.clamp_x),
-            float(self.clamp_y),
-        )
-
-    @property
-    def dims(self):
-        return 2 * self.X.shape[1], self.A.shape[1]
-
-
-@dataclass
-class BilinearGame:
-    """A zero-sum scenario game ``f = x^T (A0 + s u v^T) y`` (kind ``GAME``).
-
-    ``A0`` (d_x, d_y), ``u`` (d_x,), ``v`` (d_y,) are public; the data are the
-    scalars ``s`` (clipped to ``[-1, 1]``). ``E A(z) = A0`` when ``E s = 0``.
-    """
-
-    A0: np.ndarray
-    u: np.ndarray
-    v: np.ndarray
-    s: np.ndarray
-
-    def __post_init__(self):
-        self.A0 = np.ascontiguousarray(self.A0, dtype=np.float64)
-        self.u = np.ascontiguousarray(self.u, dtype=np.float64)
-        self.v = np.ascontiguousarray(self.v, dtype=np.float64)
-        self.s = np.clip(np.asarray(self.s, dtype=np.float64), -1.0, 1.0)
-
-    @property
-    def lipschitz(self):
-        """Public bound on ``|A(z)_ij|`` over ``s`` in ``[-1, 1]``."""
-        return float(
-            np.abs(self.A0).max() + np.abs(self.u).max() * np.abs(self.v).max()
-        )
-
-    def kernel_args(self):
-        return _k.GAME, (
-            _EMPTY_2D,
-            _EMPTY_1D,
-            _EMPTY_2D,
-            _EMPTY_2D,
-            _EMPTY_1D,
-            0.0,
-            0.0,
-            0,
-            1.0,
-            self.A0,
-            self.u,
-            self.v,
-            self.s,
-            math.inf,
-            math.inf,
-        )
-
-    @property
-    def dims(self):
-        return self.A0.shape
-
-    def gap(self, x, y):
-        """Exact duality gap ``max_j (A0^T x)_j - min_i (A0 y)_i`` of ``E f``."""
-        return float((self.A0.T @ x).max() - (self.A0 @ y).min())
-
-
-@dataclass(frozen=True)
-class SaddleResult:
-    """What a saddle solver releases.
-
-    Attributes
-    ----------
-    x, y : ndarray
-        Averages of the output vertex samples (points of the simplices).
-    n_iter : int
-    dp_event : DpEvent
-    epsilon : float
-        Epsilon of ``dp_event`` at the plan's delta.
-    params : dict
-        Resolved public parameters (steps, batch size, step size, ...).
-    """
-
-    x: np.ndarray
-    y: np.ndarray
-    n_iter: int
-    dp_event: object
-    epsilon: float
-    params: dict
 
 
 # -- solvers --

@@ -45,7 +45,7 @@ from dpestim._kernels import (
 )
 from dpestim.losses import LOSS_NAMES, MULTINOMIAL, SQUARED
 from dpestim.solvers import DPSGD, SOLVERS, AcceleratedSolver, ERMPlan
-from dpestim.solvers.accelerated import _row_norms
+from dpestim.solvers._accelerated_kernels import _row_norms
 from dpestim.solvers.dp_sgd import _row_sq_norms
 
 _CODES = {name: code for code, name in LOSS_NAMES.items()}
