@@ -41,10 +41,11 @@ import os
 import sys
 import time
 import warnings
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from defaults_report import medians, summary
+from defaults_report import LEGACY, medians, summary
 
 SCHEMA = """{"meta": {...}, "records": [{"estimator", "solver" (registry name,
 "sklearn", "majority" or "constant"), "dataset", "epsilon" (float or "inf"),
@@ -353,14 +354,27 @@ def _matrix():
 
 
 def plot(records):
+    """One PNG per estimator: a panel per dataset, solvers grouped by family.
+
+    Filled markers: cells measured on a stamped commit; hollow: first-session
+    records (``s1``, not rerun); a triangle on a panel's floor: a median
+    below its scale; a grey "x" on the floor: a cell not run.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     med = medians(records)
+    legacy = defaultdict(set)
+    for r in records:
+        legacy[(r["estimator"], r["dataset"], r["solver"], str(r["epsilon"]))].add(
+            "commit" not in r
+        )
     eps_labels = ["0.1", "0.5", "1.0", "2.0", "inf"]
     colours = plt.cm.viridis(np.linspace(0.0, 0.9, len(eps_labels)))
+    matrix = _matrix()
     for est in sorted({r["estimator"] for r in records}):
         dsets = [
             d for d in CLASSIFICATION + REGRESSION if (est, d, "sklearn", "inf") in med
@@ -368,32 +382,51 @@ def plot(records):
         if not dsets:
             continue
         order = [s for fam in FAMILIES.values() for s in fam]
-        solvers = [s for s in order if any((est, d, s, "inf") in med for d in dsets)]
+        solvers = [s for s in order if any((est, d, s) in matrix for d in dsets)]
         ncol = 2
         nrow = math.ceil(len(dsets) / ncol)
-        height = 3.3 * nrow + 0.9
         fig, axes = plt.subplots(
-            nrow, ncol, figsize=(13, height), squeeze=False, sharex=True
+            nrow,
+            ncol,
+            figsize=(13, 3.1 * nrow + 1.2),
+            squeeze=False,
+            sharex=True,
+            layout="constrained",
         )
         for ax, d in zip(axes.flat, dsets):
-            x = np.arange(len(solvers))
-            for j, e in enumerate(eps_labels):
-                ys = [med.get((est, d, s, e), np.nan) for s in solvers]
-                ax.scatter(
-                    x + (j - 2) * 0.13, ys, s=16, color=colours[j], label=f"eps={e}"
-                )
             sk = med[(est, d, "sklearn", "inf")]
             base_name = "constant" if est == "Ridge" else "majority"
             base = med.get((est, d, base_name, "inf"), np.nan)
-            ax.axhline(sk, color="k", lw=1, label="scikit-learn")
-            ax.axhline(base, color="r", lw=1, ls="--", label=base_name)
             lo = min(base, sk) - 0.1 if est != "Ridge" else -0.3
-            ax.set_ylim(lo, max(sk, base) + 0.03)
+            top = [v for (e_, d_, _, _), v in med.items() if (e_, d_) == (est, d)]
+            hi = max(sk, base, *(v for v in top if np.isfinite(v))) + 0.03
+            ax.set_ylim(lo, hi)
+            floor = lo + 0.015 * (hi - lo)
+            for i, s in enumerate(solvers):
+                for j, e in enumerate(eps_labels):
+                    xi = i + (j - 2) * 0.14
+                    key = (est, d, s, e)
+                    v = med.get(key)
+                    if v is None or np.isnan(v):
+                        ax.scatter(xi, floor, s=14, marker="x", color="0.6", lw=0.8)
+                        continue
+                    old = legacy[key] == {True}
+                    ax.scatter(
+                        xi,
+                        max(v, floor),
+                        s=18,
+                        marker="v" if v < lo else "o",
+                        facecolors="none" if old else colours[j],
+                        edgecolors=colours[j],
+                        linewidths=1.0,
+                    )
+            ax.axhline(sk, color="k", lw=1)
+            ax.axhline(base, color="r", lw=1, ls="--")
             start = 0
             for members in FAMILIES.values():
                 k = sum(s in solvers for s in members)
                 if k and start:
-                    ax.axvline(start - 0.5, color="0.8", lw=0.8)
+                    ax.axvline(start - 0.5, color="0.75", lw=0.8)
                 start += k
             ax.set_title(d, fontsize=10)
             ax.set_ylabel("R^2" if est == "Ridge" else "accuracy", fontsize=8)
@@ -401,27 +434,43 @@ def plot(records):
             ax.grid(axis="y", alpha=0.3)
         for ax in axes.flat[len(dsets) :]:
             ax.set_visible(False)
-        for ax in axes[-1]:
+        for ax in axes.flat:
             ax.set_xticks(np.arange(len(solvers)))
             ax.set_xticklabels(solvers, rotation=60, ha="right", fontsize=7)
-        handles, labels = axes.flat[0].get_legend_handles_labels()
-        top = 1.0 - 0.9 / height  # 0.9 inch for the title and the legend
+            ax.tick_params(labelbottom=True)
+        handles = [
+            Line2D([], [], ls="", marker="o", color=c, label=f"eps={e}")
+            for e, c in zip(eps_labels, colours)
+        ]
+        handles += [
+            Line2D([], [], color="k", lw=1, label="scikit-learn"),
+            Line2D(
+                [],
+                [],
+                color="r",
+                lw=1,
+                ls="--",
+                label="constant" if est == "Ridge" else "majority",
+            ),
+            Line2D(
+                [],
+                [],
+                ls="",
+                marker="o",
+                mfc="none",
+                color="0.3",
+                label=f"hollow: {LEGACY} (first session)",
+            ),
+            Line2D([], [], ls="", marker="v", color="0.3", label="below the scale"),
+            Line2D([], [], ls="", marker="x", color="0.6", label="not run"),
+        ]
         fig.suptitle(
-            f"{est} at its defaults: median over seeds (points below a panel are "
-            "off its scale).\nFamilies, left to right: "
+            f"{est} at its defaults: median test score over seeds.  Families, left "
+            "to right: "
             + " | ".join(f for f in FAMILIES if any(s in solvers for s in FAMILIES[f])),
             fontsize=9,
-            y=0.998,
         )
-        fig.legend(
-            handles,
-            labels,
-            loc="upper center",
-            ncol=7,
-            fontsize=8,
-            bbox_to_anchor=(0.5, 1.0 - 0.3 / height),
-        )
-        fig.tight_layout(rect=(0, 0, 1, top))
+        fig.legend(handles=handles, loc="outside lower center", ncol=6, fontsize=8)
         path = RESULTS / f"defaults_{est}.png"
         fig.savefig(path, dpi=110)
         plt.close(fig)
