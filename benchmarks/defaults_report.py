@@ -237,8 +237,10 @@ def summary(records, matrix, families, datasets, meta=None):
                     legacy = prov[(est, d, s, e)] == {LEGACY}
                     for kind, text in misses(est, d, s, e, v, sk, base, base_name):
                         missed.append(
-                            f"{est} {d} {s} eps={e}: {text}. "
-                            f"*{reason(kind, est, d, s, e, legacy)}*"
+                            (
+                                reason(kind, est, d, s, e, legacy),
+                                f"{est} {d} {s} eps={e}: {text}",
+                            )
                         )
                 n_seeds = len(seeds[(est, d, s)])
                 lines.append(
@@ -276,10 +278,9 @@ def summary(records, matrix, families, datasets, meta=None):
         )
         head.append("")
     tail = [
-        f"## Cells that miss a target ({len(missed)})",
+        f"## Cells that miss a target ({len(missed)}), grouped by reason",
         "",
-        *[f"- {m}" for m in missed],
-        "",
+        *_by_reason(missed),
         f"## Cells not run ({sum(len(v) for v in not_run.values())})",
         "",
         *[
@@ -287,7 +288,18 @@ def summary(records, matrix, families, datasets, meta=None):
             for (est, d, s), es in not_run.items()
         ],
     ]
-    return "\n".join(head + lines + tail) + "\n", missed
+    return "\n".join(head + lines + tail) + "\n", [m for _, m in missed]
+
+
+def _by_reason(missed):
+    groups = defaultdict(list)
+    for why, cell in missed:
+        groups[why].append(cell)
+    out = []
+    for i, (why, cells) in enumerate(groups.items(), 1):
+        out += [f"### R{i} ({len(cells)} cells)", "", why, ""]
+        out += [f"- {c}" for c in cells] + [""]
+    return out
 
 
 def _not_run(med, matrix):
