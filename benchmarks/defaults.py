@@ -207,9 +207,18 @@ def merge(paths):
         data["meta"].setdefault("commands", []).extend(
             other["meta"].get("commands", [])
         )
-        data["meta"].setdefault("merged", []).append(
+        merged = data["meta"].setdefault("merged", [])
+        merged[:] = [m for m in merged if m["file"] != Path(path).name]
+        merged.append(
             dict(file=Path(path).name, cells=len(cells), date=other["meta"].get("date"))
         )
+    data["meta"]["command"] = (
+        "benchmarks/defaults.py runs merged; the commit of every cell is in "
+        "benchmarks/results/defaults.md"
+    )
+    data["meta"]["date"] = datetime.datetime.now(datetime.timezone.utc).isoformat(
+        timespec="seconds"
+    )
     _save(data["meta"], data["records"])
     return data["records"]
 
