@@ -197,10 +197,19 @@ def merge(paths):
     Files are applied in order; a cell (estimator, solver, dataset, epsilon)
     present in a merged file replaces **all** records of that cell already
     in OUT, so that every cell holds the seeds of one run on one commit.
+    ``paths`` items are ``file`` or ``file=label``; the label stamps records
+    that carry no ``"commit"`` (default: the file's stem without
+    ``defaults_``).
     """
     data = json.loads(OUT.read_text())
-    for path in paths:
+    for spec in paths:
+        # "file=label": records of the file without a commit stamp (written
+        # by an older copy of this script) are labelled so, default the stem
+        path, _, label = spec.partition("=")
+        label = label or Path(path).stem.removeprefix("defaults_")
         other = json.loads(Path(path).read_text())
+        for r in other["records"]:
+            r.setdefault("commit", label)
         cells = {_cell(r) for r in other["records"]}
         kept = [r for r in data["records"] if _cell(r) not in cells]
         data["records"] = kept + other["records"]
@@ -496,7 +505,12 @@ def main():
     p.add_argument("--mnist-train", type=int, default=10_000)
     p.add_argument("--plot-only", action="store_true", help="no fits")
     p.add_argument("--out", default=None, help="write here (default defaults.json)")
-    p.add_argument("--merge", nargs="+", default=None, help="add these files' records")
+    p.add_argument(
+        "--merge",
+        nargs="+",
+        default=None,
+        help="merge these files (file or file=label; see merge())",
+    )
     p.add_argument("--commit", default=None, help="stamp records with this label")
     args = p.parse_args()
     global OUT
