@@ -35,13 +35,23 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "audit")]
 
 from broken_solvers import (  # noqa: E402
     DoubledSensitivity,
+    GameDoubledSensitivity,
+    GameHalfNoise,
     HalfNoise,
     LaplaceDoubledSensitivity,
     LaplaceHalfNoise,
+    ScdDoubledSensitivity,
+    ScdHalfNoise,
+    SeqScdHalfNoise,
+    SeqScdParallelSensitivity,
+    SgdaDoubledSensitivity,
+    SgdaHalfNoise,
+    SmdUncappedStep,
 )
+from game_audit import audit_game_solver  # noqa: E402
 
 from dpestim.audit import audit_solver  # noqa: E402
-from dpestim.solvers import DPGD, SOLVERS  # noqa: E402
+from dpestim.solvers import DPGD, DPSGDA, DPSMD, SOLVERS  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 EPSILON = 1.0
@@ -83,17 +93,55 @@ def configs(quick=False):
             if name == "dp-gd":
                 exact = DPGD(noise="discrete_laplace")
                 rows.append(("dp-gd noise=discrete_laplace T=1", exact, kw))
+                gauss = dict(max_iter=2, delta=1e-2, n_trials=10_000 // k)
+                label = "dp-gd noise=gaussian T=2 delta=0.01"
+                rows.append((label, DPGD(noise="gaussian"), gauss))
         else:
-            trials = (10_000 if name.startswith("adp") else 5_000) // k
+            big = name.startswith("adp") or name == "dp-scd"
+            trials = (10_000 if big else 5_000) // k
             kw = dict(max_iter=2, delta=1e-2, n_trials=trials, penalty=penalty)
-            rows.append((f"{name} T=2 delta=0.01", name, kw))
+            if name == "dp-smd-sco":
+                kw["threshold"] = "split"
+            # dp-smd-sco ignores the estimator's max_iter: its own schedule
+            # (Theorem 4.2) runs 34 batches of 1 record, K = 8, 1,120 samples
+            steps = "own schedule" if name == "dp-smd-sco" else "T=2"
+            rows.append((f"{name} {steps} delta=0.01", name, kw))
+    # Saddle solvers (minimax / fairness estimators; dp-sgda on a game).
+    sgda = dict(max_iter=1, delta=1e-2, n_trials=10_000 // k)
+    rows.append(("noisy-sgda T=1 delta=0.01", "noisy-sgda", sgda))
+    game = dict(game=True, delta=1e-2, n_trials=20_000 // k)
+    rows.append(("dp-sgda game T=2 delta=0.01", DPSGDA(), game))
+    # Vertex samplers release counts (discrete scores): the best empirical
+    # threshold on half of the trials, not a fitted Gaussian.
+    smd = dict(max_iter=2, delta=1e-2, n_trials=5_000 // k, threshold="split")
+    rows.append(("dp-smd K=1 T=2 delta=0.01", DPSMD(n_vertex_samples=1), smd))
+    # dp-smd-br needs alpha n >= 1: 200 zero records
+    br = dict(delta=1e-2, n_samples=200, n_trials=2_000 // k, threshold="split")
+    rows.append(("dp-smd-br n=200 delta=0.01", "dp-smd-br", br))
+    scd = dict(max_iter=2, delta=1e-2, n_trials=10_000 // k, penalty=0.01)
+    seq = dict(max_iter=2, delta=1e-2, n_trials=5_000 // k, penalty=0.01)
     broken = [
+        (ScdHalfNoise(), scd),
+        (ScdDoubledSensitivity(), scd),
+        (SeqScdHalfNoise(), seq),
+        (SeqScdParallelSensitivity(), seq),
+        (SgdaHalfNoise(), sgda),
+        (SgdaDoubledSensitivity(), sgda),
+        (GameHalfNoise(), game),
+        (GameDoubledSensitivity(), game),
+        (SmdUncappedStep(n_vertex_samples=1, step_size=50.0), smd),
+    ]
+    broken += [
         (HalfNoise(), dict(max_iter=2, delta=1e-2, n_trials=20_000 // k)),
         (DoubledSensitivity(), dict(max_iter=2, delta=1e-2, n_trials=20_000 // k)),
         (LaplaceHalfNoise(), dict(max_iter=1, n_trials=20_000 // k)),
         (LaplaceDoubledSensitivity(), dict(max_iter=1, n_trials=20_000 // k)),
     ]
-    rows += [(f"{s.name} (same settings)", s, kw) for s, kw in broken]
+    rows += [(f"{s.name} (same settings)", s, kw) for s, kw in broken[9:]]
+    rows += [
+        (f"{getattr(s, 'label', s.name)} (same settings)", s, kw)
+        for s, kw in broken[:9]
+    ]
     return rows
 
 
@@ -137,12 +185,18 @@ def reference_gaussian(n_trials=50_000, seeds=5):
 def run_row(label, solver, kw, seed):
     wall, cpu = time.perf_counter(), time.process_time()
     try:
-        res = audit_solver(solver, epsilon=EPSILON, random_state=seed, **kw)
+        if kw.get("game"):
+            args = {k: v for k, v in kw.items() if k != "game"}
+            res = audit_game_solver(solver, epsilon=EPSILON, random_state=seed, **args)
+        else:
+            res = audit_solver(solver, epsilon=EPSILON, random_state=seed, **kw)
     except Exception as exc:  # recorded: one failing solver does not stop the run
         return {"label": label, "error": f"{type(exc).__name__}: {exc}"[:300]}
     return {
         "label": label,
-        "solver": solver if isinstance(solver, str) else solver.name,
+        "solver": solver
+        if isinstance(solver, str)
+        else getattr(solver, "label", solver.name),
         "settings": {k: v for k, v in kw.items() if k != "n_trials"},
         "n_trials": res.n_trials,
         "n_eval": res.n_eval,

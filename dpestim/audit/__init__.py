@@ -8,9 +8,11 @@ lower bound above the reported epsilon proves a privacy bug; a lower bound
 below it proves nothing (see :func:`audit_estimator`).
 
 Two modes: :func:`audit_estimator` audits your estimator on your data ("audit
-my model class"); :func:`audit_solver` is the white-box audit of a solver on
-worst-case datasets where the release is one known mechanism, tight enough
-to flag a solver that is twice less private than it reports.
+my model class"; the minimax and fairness estimators with their
+``sensitive_features``); :func:`audit_solver` is the white-box audit of a
+solver (linear or saddle) on worst-case datasets where the release is one
+known mechanism, tight enough to flag a solver that is twice less private
+than it reports.
 """
 
 from ._audit import (

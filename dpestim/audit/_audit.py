@@ -265,7 +265,11 @@ class _CanaryScore:
 
 
 def _fit_scores(template, datasets, seeds, score):
-    """Fit ``template`` on each dataset with each seed; return scores, epsilon."""
+    """Fit ``template`` on each dataset with each seed; return scores, epsilon.
+
+    A dataset is ``(X, y)`` or ``(X, y, fit_params)`` (for example
+    ``{"sensitive_features": a}`` for the minimax and fairness estimators).
+    """
     scores, eps, steps, deltas = [], [], [], []
     with warnings.catch_warnings():
         # Local to this call: the audit's many fits warn the same way (for
@@ -273,8 +277,8 @@ def _fit_scores(template, datasets, seeds, score):
         # reported once by audit_estimator.
         warnings.simplefilter("ignore")
         model = clone(template)
-        for (X, y), seed in zip(datasets, seeds):
-            model.set_params(random_state=int(seed)).fit(X, y)
+        for (X, y, *fit_params), seed in zip(datasets, seeds):
+            model.set_params(random_state=int(seed)).fit(X, y, **_kw(fit_params))
             scores.append(score(model, X.shape[0]))
             eps.append(model.epsilon_)
             steps.append(model.n_iter_)
@@ -282,11 +286,17 @@ def _fit_scores(template, datasets, seeds, score):
     return scores, eps, steps, deltas
 
 
+def _kw(fit_params):
+    return fit_params[0] if fit_params else {}
+
+
 def audit_estimator(
     estimator,
     X,
     y,
     *,
+    sensitive_features=None,
+    canary_group=None,
     canary="gradient",
     n_trials=1000,
     alpha=0.05,
@@ -324,6 +334,15 @@ def audit_estimator(
         The dataset the canary is added to. The tightest audits use data whose
         least used feature is (close to) all zero.
     y : array-like of shape (n_samples,) or (n_samples, n_targets)
+    sensitive_features : array-like of shape (n_samples,) or None, default=None
+        Group labels, passed to ``fit`` (required by the minimax and fairness
+        estimators, :class:`~dpestim.MinimaxLogisticRegression`,
+        :class:`~dpestim.MinimaxRegressor`,
+        :class:`~dpestim.FairLogisticRegression`); the canary (and its mirror)
+        get ``canary_group``.
+    canary_group : object or None, default=None
+        Group label of the canary; ``None``: the smallest group of
+        ``sensitive_features`` (where one record weighs most).
     canary : {"gradient", "input"} or tuple (x, y), default="gradient"
         ``"gradient"``: a Dirac canary, ``canary_scale * clip_norm`` on the
         least used feature, labelled with the last class (classifiers) or a
@@ -430,23 +449,19 @@ def audit_estimator(
         )
 
     if neighbouring is None:
-        solver = getattr(estimator, "solver", None)
-        neighbouring = getattr(solver, "neighbouring", "add_or_remove_one")
-        if isinstance(solver, str):
-            from ..solvers import resolve_solver
-
-            neighbouring = resolve_solver(solver).neighbouring
+        neighbouring = _solver_relation(estimator)
     if neighbouring not in _RELATIONS:
         raise ValueError(
             f"neighbouring must be one of {_RELATIONS} or None, got {neighbouring!r}."
         )
-    out_set = (X, y)
+    groups = _canary_groups(sensitive_features, canary_group, X.shape[0])
+    out_set = (X, y, *groups[:1])
     if neighbouring == "replace_one":
         # Worst case under replacement: the record is swapped for its mirror
         # image, whose clipped gradient points the other way.
         y_anti = _mirror_label(estimator, y, y_c)
-        out_set = _append(X, y, x_c, y_anti)
-    in_set = _append(X, y, x_c, y_c)
+        out_set = (*_append(X, y, x_c, y_anti), *groups[1:])
+    in_set = (*_append(X, y, x_c, y_c), *groups[1:])
     score = _CanaryScore(x_c, direction, j)
     return _audit(
         estimator,
@@ -462,6 +477,43 @@ def audit_estimator(
         random_state=random_state,
         n_jobs=n_jobs,
     )
+
+
+def _solver_relation(estimator):
+    """The neighbouring relation the estimator's solver is accounted under."""
+    solver = getattr(estimator, "solver", None)
+    if isinstance(solver, str):
+        from ..solvers import SOLVERS, resolve_solver
+
+        if solver not in SOLVERS:
+            # a saddle solver of the minimax / fairness estimators
+            from ..solvers import sgda  # noqa: F401  (registers noisy-sgda)
+            from ..solvers.saddle import SADDLE_SOLVERS
+
+            if solver in SADDLE_SOLVERS:
+                return SADDLE_SOLVERS[solver].neighbouring
+        return resolve_solver(solver).neighbouring
+    return getattr(solver, "neighbouring", "add_or_remove_one")
+
+
+def _canary_groups(sensitive_features, canary_group, n):
+    """``[]``, or ``[fit params without the canary, fit params with it]``."""
+    if sensitive_features is None:
+        if canary_group is not None:
+            raise ValueError("canary_group needs sensitive_features.")
+        return []
+    a = np.asarray(sensitive_features, dtype=object)
+    if a.ndim != 1 or a.shape[0] != n:
+        raise ValueError(
+            f"sensitive_features must have one label per sample ({n}), got shape "
+            f"{np.shape(sensitive_features)}."
+        )
+    if canary_group is None:
+        labels, counts = np.unique(a.astype(str), return_counts=True)
+        smallest = labels[int(np.argmin(counts))]
+        canary_group = a[int(np.flatnonzero(a.astype(str) == smallest)[0])]
+    with_canary = np.append(a, np.array([canary_group], dtype=object))
+    return [{"sensitive_features": a}, {"sensitive_features": with_canary}]
 
 
 def _check_audit_args(n_trials, alpha, selection_fraction):
@@ -549,6 +601,29 @@ def _audit(
             UserWarning,
             stacklevel=3,
         )
+    return _result_from_scores(
+        out,
+        inn,
+        epsilon=epsilon,
+        delta=delta,
+        alpha=alpha,
+        threshold=threshold,
+        selection_fraction=selection_fraction,
+        kind=kind,
+    )
+
+
+def _result_from_scores(
+    out, inn, *, epsilon, delta, alpha, threshold, selection_fraction, kind
+):
+    """Threshold the scores of the fits without / with the canary; bound epsilon.
+
+    ``threshold``: a number, ``None`` (best empirical threshold on the
+    first ``selection_fraction`` of the trials) or a callable choosing it
+    from those trials; the bound uses the other trials only.
+    """
+    out, inn = np.asarray(out, dtype=float), np.asarray(inn, dtype=float)
+    n_trials = out.shape[0]
     if threshold is None or callable(threshold):
         n_sel = min(max(1, int(round(selection_fraction * n_trials))), n_trials - 1)
         choose = _best_threshold if threshold is None else threshold

@@ -13,7 +13,13 @@ import warnings
 import numpy as np
 from sklearn.base import clone
 
-from ._audit import _audit, _CanaryScore, _check_audit_args, _threshold_bounds
+from ._audit import (
+    _audit,
+    _CanaryScore,
+    _check_audit_args,
+    _kw,
+    _threshold_bounds,
+)
 
 __all__ = ["audit_solver"]
 
@@ -57,6 +63,16 @@ def audit_solver(
       canary, or plus its mirror image (target ``-1e6``), the pair whose
       clipped gradients differ by ``2 clip_norm``, the L1/L2 sensitivity.
 
+    Saddle solvers: the same records in a
+    :class:`~dpestim.MinimaxLogisticRegression` with two public groups of
+    uniform (public) proportions, the zero records alternating between them
+    and the canary in group 0, ``feature_bound = 100 clip_norm`` and the
+    canary at ``x = feature_bound``; the solver's ``clip_norm``,
+    ``max_iter``, ``batch_size`` and ``alpha`` are set from the arguments,
+    ``burn_in = 0`` and unit learning rates (noisy-sgda: one full-batch step
+    releases ``theta = -G / n``, the Gaussian mechanism of the jointly
+    clipped gradient, all but ``1e-4`` of it primal).
+
     With ``penalty = 0`` (or one step) the released coefficient is an affine
     function of the sum of the noisy gradients: it is the Gaussian (or
     Laplace) mechanism of the per-step noise composed ``max_iter`` times, the
@@ -77,7 +93,10 @@ def audit_solver(
     ----------
     solver : str or solver instance
         Anything ``Ridge(solver=...)`` or ``LogisticRegression(solver=...)``
-        accepts.
+        accepts, or a saddle solver of the minimax estimators
+        (``"noisy-sgda"``, ``"dp-smd"``, ``"dp-smd-br"`` or an instance),
+        audited through :class:`~dpestim.MinimaxLogisticRegression` (see
+        below).
     epsilon, delta : float
         The guarantee requested (``delta`` is ignored by pure-DP solvers,
         whose bound is computed at ``delta = 0``).
@@ -92,7 +111,9 @@ def audit_solver(
     accountant : {"pld", "rdp"}, default="pld"
         The estimator's accountant; "pld" is nearly exact for the Gaussian
         mechanism, "rdp" over-reports epsilon (the audit then cannot be
-        tight).
+        tight). The minimax estimators have no such parameter: noisy-sgda
+        is accounted with RDP (one Gaussian step at epsilon = 1, delta =
+        1e-2 is exactly 0.81-DP, the ceiling of its audit).
     penalty : float, default=0.0
         The estimator's ``alpha`` (solvers needing strong convexity refuse 0).
     clip_norm : float, default=1.0
@@ -113,50 +134,42 @@ def audit_solver(
     -------
     result : AuditResult
     """
-    from ..linear_model import LogisticRegression, Ridge
-    from ..solvers import resolve_solver
-
     _check_audit_args(n_trials, alpha, selection_fraction)
     if isinstance(n_samples, bool) or not isinstance(n_samples, int | np.integer):
         raise ValueError(f"n_samples must be an integer >= 1, got {n_samples!r}.")
     if n_samples < 1:
         raise ValueError(f"n_samples must be an integer >= 1, got {n_samples!r}.")
 
-    # Squared loss when the solver supports it (its gradient is maximal for
-    # any model); logistic otherwise (maximal while the canary's margin is
-    # small), with labels 1 / 0 for the canary / its mirror.
-    squared = "squared" in resolve_solver(solver).supported_losses
-    cls, extra = (Ridge, {}) if squared else (LogisticRegression, {"classes": [0, 1]})
-    target, mirror = (_TARGET, -_TARGET) if squared else (1, 0)
-    est = cls(
-        **extra,
-        solver=solver,
-        epsilon=epsilon,
-        delta=delta,
-        max_iter=max_iter,
-        # q = 1 for n and n + 1 records unless a batch is asked for
-        batch_size=10 * (n_samples + 1) if batch_size is None else batch_size,
-        learning_rate=1.0,
-        alpha=penalty,
-        fit_intercept=False,
-        clip_norm=clip_norm,
-        accountant=accountant,
-    )
+    batch = 10 * (n_samples + 1) if batch_size is None else batch_size
+    if _saddle_solver(solver) is not None:
+        est, x_c, target, mirror, y0 = _saddle_setting(
+            _saddle_solver(solver), epsilon, delta, max_iter, batch, penalty, clip_norm
+        )
+    else:
+        est, x_c, target, mirror, y0 = _linear_setting(
+            solver, epsilon, delta, max_iter, batch, penalty, clip_norm, accountant
+        )
     probe = clone(est).set_params(random_state=0)
-    x_c = np.array([4.0 * clip_norm])
     zeros = np.zeros((n_samples, 1))
-    y0 = np.zeros(n_samples, dtype=np.float64 if squared else np.int64)
-    in_set = (np.vstack([zeros, x_c]), np.append(y0, target))
+    y0 = np.zeros(n_samples, dtype=y0)
+    # Minimax estimators: the zero records alternate between two public
+    # groups, the canary (and its mirror) is in group 0.
+    groups = np.arange(n_samples) % 2
+    fit_out, fit_in = [], []
+    if _is_minimax(est):
+        fit_out = [{"sensitive_features": groups}]
+        fit_in = [{"sensitive_features": np.append(groups, 0)}]
+    in_set = (np.vstack([zeros, x_c]), np.append(y0, target), *fit_in)
     with warnings.catch_warnings():
         # Local: these set-up fits warn like the audit's own (tiny dataset,
         # epsilon = inf), which the audit reports through its result.
         warnings.simplefilter("ignore")
-        probe.fit(*in_set)
+        probe.fit(*in_set[:2], **_kw(in_set[2:]))
         if probe.solver_.neighbouring == "replace_one":
-            out_set = (in_set[0], np.append(y0, mirror))
+            out_set = (in_set[0], np.append(y0, mirror), *fit_in)
         else:
-            out_set = (zeros, y0)
-        steps_out = clone(probe).fit(*out_set).n_iter_
+            out_set = (zeros, y0, *fit_out)
+        steps_out = clone(probe).fit(*out_set[:2], **_kw(out_set[2:])).n_iter_
         if steps_out != probe.n_iter_:
             raise ValueError(
                 f"batch_size={batch_size} gives {steps_out} steps on {len(out_set[1])} "
@@ -173,13 +186,19 @@ def audit_solver(
         w_out, w_in = (
             np.mean(
                 [
-                    noiseless.set_params(random_state=r).fit(*data).coef_.ravel()[0]
+                    noiseless.set_params(random_state=r)
+                    .fit(*data[:2], **_kw(data[2:]))
+                    .coef_.ravel()[0]
                     for r in range(n_ref)
                 ]
             )
             * len(data[1])
             for data in (out_set, in_set)
         )
+        if not _is_gaussian_or_laplace(probe):
+            # vertex sampling draws even without noise: the raw score
+            # (coefficient x records, the vertex frequencies) is used
+            w_out, w_in = 0.0, 1.0
     if not w_in > w_out:
         raise ValueError(
             f"solver {solver!r}: the canary does not move the noise-free model "
@@ -213,6 +232,109 @@ def audit_solver(
         random_state=random_state,
         n_jobs=n_jobs,
     )
+
+
+def _saddle_solver(solver):
+    """The saddle solver class ``solver`` names or is, else ``None``."""
+    from ..solvers import sgda  # noqa: F401  (registers noisy-sgda)
+    from ..solvers.saddle import SADDLE_SOLVERS, BaseSaddleSolver
+
+    if isinstance(solver, BaseSaddleSolver):
+        return solver
+    if isinstance(solver, str) and solver in SADDLE_SOLVERS:
+        return SADDLE_SOLVERS[solver]()
+    return None
+
+
+def _is_minimax(est):
+    from ..minimax._base import BaseMinimaxModel
+
+    return isinstance(est, BaseMinimaxModel)
+
+
+def _is_gaussian_or_laplace(model):
+    """Is the fitted model deterministic without noise (not vertex sampling)?"""
+    from ..solvers import DPSMDSCO
+    from ..solvers.saddle import DPSMD, DPSMDBR
+
+    return not isinstance(model.solver_, DPSMDSCO | DPSMD | DPSMDBR)
+
+
+def _linear_setting(solver, epsilon, delta, max_iter, batch, penalty, clip, accountant):
+    """Estimator, canary, labels of the linear solvers' worst case."""
+    from ..linear_model import LogisticRegression, Ridge
+    from ..solvers import resolve_solver
+
+    # Squared loss when the solver supports it (its gradient is maximal for
+    # any model); logistic otherwise (maximal while the canary's margin is
+    # small), with labels 1 / 0 for the canary / its mirror.
+    squared = "squared" in resolve_solver(solver).supported_losses
+    # y_bound=None: no range taken from the private targets (the default
+    # "data" bound is a separate, documented leak and would clip the canary)
+    cls, extra = (
+        (Ridge, {"y_bound": None})
+        if squared
+        else (LogisticRegression, {"classes": [0, 1]})
+    )
+    est = cls(
+        **extra,
+        solver=solver,
+        epsilon=epsilon,
+        delta=delta,
+        max_iter=max_iter,
+        # q = 1 for n and n + 1 records unless a batch is asked for
+        batch_size=batch,
+        learning_rate=1.0,
+        alpha=penalty,
+        fit_intercept=False,
+        clip_norm=clip,
+        accountant=accountant,
+    )
+    x_c = np.array([4.0 * clip])
+    if squared:
+        return est, x_c, _TARGET, -_TARGET, np.float64
+    return est, x_c, 1, 0, np.int64
+
+
+def _saddle_setting(solver, epsilon, delta, max_iter, batch, penalty, clip):
+    """Estimator, canary, labels of the saddle solvers' worst case.
+
+    A :class:`~dpestim.MinimaxLogisticRegression` with two public groups of
+    public (uniform) proportions, no intercept and ``feature_bound = 100
+    clip_norm``: the canary ``x = feature_bound`` (label 1; mirror label 0)
+    has, at ``theta = 0``, a primal gradient of norm ``50 clip_norm`` against
+    a dual gradient ``ln 2``, so its jointly clipped gradient (noisy-sgda)
+    is all but ``1e-4`` of ``clip_norm`` in the released primal block. The
+    solver's own step parameters are set to one full-batch step of rate 1
+    (noisy-sgda: ``max_iter`` epochs, ``burn_in = 0``; vertex-sampling
+    solvers: ``max_iter`` steps when they take one).
+    """
+    from ..minimax import MinimaxLogisticRegression
+
+    solver = clone(solver)
+    settings = dict(
+        max_iter=max_iter,
+        batch_size=batch,
+        clip_norm=clip,
+        learning_rate=1.0,
+        alpha=penalty,
+        burn_in=0.0,
+    )
+    own = solver.get_params()
+    solver.set_params(**{k: v for k, v in settings.items() if k in own})
+    bound = 100.0 * clip
+    est = MinimaxLogisticRegression(
+        epsilon=epsilon,
+        delta=delta,
+        classes=[0, 1],
+        groups=[0, 1],
+        group_proportions="uniform",
+        fit_intercept=False,
+        feature_bound=bound,
+        l1_radius=1.0 / bound,
+        solver=solver,
+    )
+    return est, np.array([bound]), 1, 0, np.int64
 
 
 class _FittedThreshold:
