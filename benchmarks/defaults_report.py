@@ -33,6 +33,9 @@ LIMIT, BASELINE, R2, ADULT = "limit", "baseline", "r2", "adult"
 
 #: Notes on the commit labels (beside the hash in the "Measured on" list).
 COMMIT_NOTES = {
+    "i14solvers@f00d34592": "branch i14solvers at f00d34592 (exported snapshot, "
+    "before it landed on main): their new defaults of seq-dp-scd, dp-smd-sco "
+    "and the pure-DP family; MNIST only",
     "8f5fd8b40": "branch i14matrix; `dpestim/` identical to main 0256096 (issue "
     "17/18 merged; before the Split commit 6f268a7, a pure refactor)",
 }
@@ -68,6 +71,13 @@ REASONS = [
         "diabetes has 331 training rows: dp-scd's plan falls back to the full "
         "batch and 4 epochs, whose noise on the 10 coefficients leaves R^2 at the "
         "constant's (seeds 0.026 / -0.006; median -0.0006); dp-sgd reaches 0.10",
+    ),
+    (
+        (BASELINE, None, "mnist", "dp-smd-sco", None, None),
+        "dp-smd-sco at i14solvers' defaults (Theorem 4.2 schedule, measured on "
+        "f00d34592): its step size is capped by the privacy of the vertex "
+        "sampling, so with 10 classes x 785 coordinates in an l1 ball the "
+        "iterate stays near chance (0.09-0.19 at every epsilon)",
     ),
     (
         (LIMIT, None, None, (*_GAUSSIAN5, *_PURE), None, LEGACY),
