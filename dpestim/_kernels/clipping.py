@@ -11,27 +11,38 @@ events of the gradient solvers assume. The L1 variant
 (:mod:`dpestim._kernels.l1_clipping`) shares these loops with the scale
 ``||dz||_1 (||x||_1 + fit_intercept)``.
 
-The dense loop works on blocks of ``_BLOCK`` sampled rows: it gathers them
+The dense loop works on blocks of ``_BLOCK`` sampled rows (float32: the
+batch split into equal blocks of at most ``_BLOCK32``): it gathers them
 (or, when a block's rows are consecutive, as in a full batch, reads them in
-place without a copy; float32 ``X`` is converted to float64 while gathered,
-so that it is never copied whole), computes their outputs with one matrix
-product (BLAS), scales each row's ``dz`` by its own clip factor and adds
-``C^T X_B`` with a second product.
+place without a copy), computes their outputs with one matrix product
+(BLAS), scales each row's ``dz`` by its own clip factor and adds ``C^T X_B``
+with a second product.
 This is the same sum as the row-by-row loop (up to floating-point
 summation order) at BLAS speed; MNIST-sized steps (250 x 784 x 10) run
 about 3.5x faster than scalar loops.
+
+float32 ``X`` is computed in float32 (both products by ``sgemm``, on a
+float32 copy of ``W`` and float32 blocks of rows), with the per-example
+scalars (outputs, loss derivative, clip factor) in float64 and each block's
+``C^T X_B`` added to a float64 accumulator; see "float32 arithmetic" below
+for what this guarantees. For a clip norm outside ``[2^-60, 2^60]`` (and
+``inf``, no clipping) float32 rows are converted to float64 blocks instead.
 """
 
 import math
 
 import numba
 import numpy as np
+from numba import types
 from numba.extending import overload
 
 from ..losses import dloss
 
 #: Rows per block of the dense kernel (a 128 x d gather buffer).
 _BLOCK = 128
+#: Largest block of the float32 kernel (256 x d float32: the size in bytes
+#: of a 128-row float64 block); a batch is split into equal blocks.
+_BLOCK32 = 256
 
 # Rounding-safe clipping. The kernels clip to ``limit = clip_norm * rho`` with
 # ``rho = 1 - (K + d + 16) 2**-52`` (:func:`_safe_limit`). Claim: for every
@@ -56,6 +67,54 @@ _BLOCK = 128
 # rounding of the *sum* over examples (the BLAS product); the Gaussian
 # mechanism's sensitivity is stated for exact sums, as for any float64
 # implementation.
+#
+# float32 arithmetic (float32 X, 2^-60 <= clip_norm <= 2^60). Per example the
+# kernel computes in float64, exactly as above, the outputs (from the float32
+# product), ``dz``, the factor ``s`` and ``c64_k = fl(s dz_k)``, with the
+# limit ``limit32 = clip_norm rho32``, ``rho32 = 1 - (K + d + 16) 2**-52 -
+# 2**-22`` (:func:`_safe_limit32`). It then stores ``c_k`` = ``c64_k``
+# rounded toward zero to float32 (:func:`_store_toward_zero`): for
+# ``2**-125 <= |c64_k| < 2**127``, ``c_k = fl32(fl64(c64_k (1 - 2**-24)))``,
+# a float32 in the normal range, so ``|c_k| <= |c64_k| (1 - 2**-24)
+# (1 + 2**-53)(1 + 2**-24) < |c64_k|``; ``0`` below (no underflow to a
+# larger subnormal), ``+-2**127`` above. Claim 1: ``|c_k| <= |c64_k|``, so
+# the claim above holds for ``c`` (``limit32 <= limit``): ``||c||
+# ||[x, 1]|| <= clip_norm`` exactly, for the float32 ``c`` and row that
+# ``sgemm`` multiplies and sums; the intercept accumulator receives the same
+# ``c`` (exactly, in float64). Claim 2: the per-example gradient *as
+# computed* in float32, ``P_kj = fl32(c_k x_j)`` (one rounding: FMA-based
+# sgemm forms each product once; a block of one row returns exactly these),
+# also satisfies ``||(P, c)||_F <= clip_norm``. Proof (u32 = 2**-24, u =
+# 2**-53, A = (K + d + 7) u): ``|fl32(p)| <= |p| (1 + u32) + 2**-150`` (the
+# absolute term only if ``p`` underflows), so ``||(P, c)|| <= (1 + u32)
+# ||c|| ||[x, 1]|| + sqrt(K d) 2**-150``, and ``sqrt(K d) <= 2**31`` (memory)
+# with ``clip_norm >= 2**-60`` makes the last term ``<= 2**-59 clip_norm``.
+# By the proof above ``||c|| ||[x, 1]|| <= clip_norm rho32 (1 + u)^2 /
+# (1 - A)``. With ``rho32 = 1 - 2A - 18u - 4u32`` and ``(1 + u)^2 <= 1 + 3u``:
+# ``(1 + u32)(1 + 3u) rho32 <= 1 - 2A - 14u - 3u32`` (the cross terms are
+# negative), and ``(1 - 2A - δ) / (1 - A) <= 1 - A - δ`` for ``δ >= 0``, so
+# ``||(P, c)|| <= clip_norm (1 - A - 14u - 3u32 + 2**-59) <= clip_norm``.
+# The L1 case is the same with L1 norms (fewer roundings; the absolute term
+# is ``K d 2**-150 <= 2**-28 clip_norm``, still below ``3 u32 clip_norm``).
+# The upper bound 2**60 on clip_norm keeps a block's sum (<= 256 clip_norm)
+# far from float32 overflow.
+# The sum (where float64 accumulation is needed): sgemm adds the m <= 256
+# products of a block in float32 (any order, FMA or not): entrywise error
+# <= gamma32_m sum_r |c_rk x_rj|, gamma32_m = m u32 / (1 - m u32), so in
+# Frobenius norm a block's sum is within gamma32_256 (~1.5e-5) x the sum of
+# its per-example norms (<= m clip_norm) of the exact sum. Blocks are added
+# to a float64 accumulator (u = 2**-53): summed in float32 instead, a full
+# batch of n rows would be off by up to gamma32_n (n = 60,000: ~3.6e-3) x
+# its norms; in float64 the error stays at the per-block bound. The
+# intercept sums, the noise and the step are float64 too. As for float64
+# (the same bound with u = 2**-53), the mechanism's sensitivity is stated
+# for the exact sum of the clipped per-example gradients, which Claim 1
+# bounds; doc/privacy_model.rst ("Floating-point noise") states what this
+# means for the guarantee.
+
+#: Range of ``clip_norm`` computed in float32 arithmetic for float32 ``X``.
+_F32_CLIP_MIN = 2.0**-60
+_F32_CLIP_MAX = 2.0**60
 
 
 @numba.njit(cache=True)
@@ -64,11 +123,54 @@ def _safe_limit(clip_norm, K, d):
     return clip_norm * (1.0 - (K + d + 16) * 2.0**-52)
 
 
-def _block_rows(X, rows, start, m, Xb):
-    """Rows ``rows[start:start + m]`` of ``X`` as a float64 block (numba only).
+@numba.njit(cache=True)
+def _safe_limit32(clip_norm, K, d):
+    """The limit of the float32 kernel (float32 products, see above)."""
+    return clip_norm * (1.0 - (K + d + 16) * 2.0**-52 - 2.0**-22)
 
-    A view of ``X`` when they are consecutive and ``X`` is float64 (no copy),
-    otherwise gathered (and converted) into ``Xb``.
+
+def _store_toward_zero(C, r, k, c):
+    """Store ``c`` in ``C[r, k]``, rounded toward zero; return the stored value.
+
+    Exact for float64 ``C``. float32 ``C``: ``fl32(c (1 - 2^-24))`` for
+    ``2^-125 <= |c| < 2^127`` (the float32 rounding error, at most ``2^-24``
+    relative in that range, cannot undo the shrink: ``|stored| < |c|``),
+    ``0`` below, ``+-2^127`` above. Branches that are rarely taken, unlike
+    a ``nextafter`` after a comparison. numba only: compiled through the
+    overload.
+    """
+    raise NotImplementedError  # pragma: no cover
+
+
+@overload(_store_toward_zero, jit_options={"cache": True})
+def _store_toward_zero_impl(C, r, k, c):
+    if C.dtype == types.float32:
+
+        def store32(C, r, k, c):
+            a = abs(c)
+            if a < 2.0**-125:
+                v = np.float32(0.0)
+            elif a >= 2.0**127:
+                v = np.float32(math.copysign(2.0**127, c))
+            else:
+                v = np.float32(c * (1.0 - 2.0**-24))
+            C[r, k] = v
+            return np.float64(v)
+
+        return store32
+
+    def store(C, r, k, c):
+        C[r, k] = c
+        return c
+
+    return store
+
+
+def _block_rows(X, rows, start, m, Xb):
+    """Rows ``rows[start:start + m]`` of ``X`` as a block of ``Xb``'s dtype.
+
+    A view of ``X`` when they are consecutive and ``X`` has ``Xb``'s dtype
+    (no copy), otherwise gathered (and converted) into ``Xb``. numba only.
     """
     raise NotImplementedError  # pragma: no cover - compiled through the overload
 
@@ -84,7 +186,7 @@ def _gather(X, rows, start, m, Xb):
 
 @overload(_block_rows, jit_options={"cache": True})
 def _block_rows_impl(X, rows, start, m, Xb):
-    if X.dtype != Xb.dtype:  # float32 storage: convert while gathering
+    if X.dtype != Xb.dtype:  # float32 rows, float64 arithmetic: convert
 
         def gather(X, rows, start, m, Xb):
             return _gather(X, rows, start, m, Xb)
@@ -127,39 +229,151 @@ def _clip_scale(dz, row_norm, fit_intercept, clip_norm, l1):
     return 1.0
 
 
-@numba.njit(cache=True)
 def dense_clipped_sum(
     X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms, fit_intercept, G, g0,
     z, dz, l1,
 ):  # fmt: skip
-    """Blocked dense loop of :func:`clipped_grad_sum` (``l1`` picks the norm)."""
+    """Blocked dense loop of :func:`clipped_grad_sum` (``l1`` picks the norm).
+
+    float64 ``X`` is computed in float64; float32 ``X`` in float32 (see the
+    module docstring). numba only: compiled through the overload.
+    """
+    raise NotImplementedError  # pragma: no cover
+
+
+@overload(dense_clipped_sum, jit_options={"cache": True})
+def _dense_clipped_sum_impl(
+    X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms, fit_intercept, G, g0,
+    z, dz, l1,
+):  # fmt: skip
+    if X.dtype == types.float32:
+
+        def float32_rows(
+            X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms, fit_intercept,
+            G, g0, z, dz, l1,
+        ):  # fmt: skip
+            if _F32_CLIP_MIN <= clip_norm <= _F32_CLIP_MAX:
+                _dense_float32(
+                    X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms,
+                    fit_intercept, G, g0, z, dz, l1,
+                )  # fmt: skip
+            else:
+                _dense_float64(
+                    X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms,
+                    fit_intercept, G, g0, z, dz, l1,
+                )  # fmt: skip
+
+        return float32_rows
+
+    def float64_rows(
+        X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms, fit_intercept, G,
+        g0, z, dz, l1,
+    ):  # fmt: skip
+        _dense_float64(
+            X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms, fit_intercept,
+            G, g0, z, dz, l1,
+        )  # fmt: skip
+
+    return float64_rows
+
+
+@numba.njit(cache=True)
+def _dense_float64(
+    X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms, fit_intercept, G, g0,
+    z, dz, l1,
+):  # fmt: skip
+    """Blocks of float64 rows (float32 rows converted while gathered)."""
     K, d = W.shape
     B = max(1, min(n_rows, _BLOCK))
-    Xb = np.empty((B, d))
-    Cb = np.empty((B, K))
-    Gb = np.empty((K, d))
-    Wt = W.T
-    limit = _safe_limit(clip_norm, K, d)
+    _dense_blocks(
+        X, Y, rows, n_rows, W.T, b, loss, _safe_limit(clip_norm, K, d),
+        row_norms, fit_intercept, G, g0, z, dz, l1, np.empty((B, d)),
+        np.empty((B, K)), np.empty((K, d)),
+    )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def _dense_float32(
+    X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms, fit_intercept, G, g0,
+    z, dz, l1,
+):  # fmt: skip
+    """Blocks of float32 rows, float32 products (sgemm)."""
+    K, d = W.shape
+    n_blocks = max(1, -(-n_rows // _BLOCK32))
+    B = max(1, -(-n_rows // n_blocks))  # equal blocks: no small remainder
+    f32 = np.float32
+    _dense_blocks(
+        X, Y, rows, n_rows, W.astype(f32).T, b, loss,
+        _safe_limit32(clip_norm, K, d), row_norms, fit_intercept, G, g0, z, dz,
+        l1, np.empty((B, d), f32), np.empty((B, K), f32), np.empty((d, K), f32),
+    )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def _dense_blocks(
+    X, Y, rows, n_rows, Wt, b, loss, limit, row_norms, fit_intercept, G, g0,
+    z, dz, l1, Xb, Cb, Gb,
+):  # fmt: skip
+    """The blocked loop in the dtype of the buffers ``Xb``, ``Cb``, ``Gb``.
+
+    ``limit`` is the already shrunk clip norm; ``G`` and ``g0`` are float64.
+    ``Gb`` has the shape of ``G`` (float64) or of its transpose (float32).
+    """
+    K = Cb.shape[1]
+    B = Xb.shape[0]
+    Yb = np.empty((B, K), dtype=Y.dtype)
+    nb = np.empty(B)
     for start in range(0, n_rows, B):
         m = min(B, n_rows - start)
         Xm = _block_rows(X, rows, start, m, Xb)
         Cm = Cb[:m]
         np.dot(Xm, Wt, Cm)  # outputs without intercept
+        for r in range(m):  # the block's targets and norms, read in a tight
+            i = rows[start + r]  # loop (many cache misses in flight at once)
+            nb[r] = row_norms[i]
+            for k in range(K):
+                Yb[r, k] = Y[i, k]
         for r in range(m):
-            i = rows[start + r]
             for k in range(K):
                 z[k] = Cm[r, k] + b[k]
-            dloss(loss, z, Y[i], dz)
-            s = _clip_scale(dz, row_norms[i], fit_intercept, limit, l1)
+            dloss(loss, z, Yb[r], dz)
+            s = _clip_scale(dz, nb[r], fit_intercept, limit, l1)
             for k in range(K):
-                c = s * dz[k]
-                Cm[r, k] = c
+                c = _store_toward_zero(Cm, r, k, s * dz[k])
                 if fit_intercept:
                     g0[k] += c
+        _add_block_sum(Cm, Xm, Gb, G)
+
+
+def _add_block_sum(Cm, Xm, Gb, G):
+    """Add ``Cm^T Xm`` (one BLAS product into ``Gb``) to float64 ``G``.
+
+    float64: ``Gb = Cm^T Xm``. float32: ``Gb = Xm^T Cm`` (the same sum of
+    products; this orientation runs ~20% faster in sgemm), added transposed.
+    numba only: compiled through the overload.
+    """
+    raise NotImplementedError  # pragma: no cover
+
+
+@overload(_add_block_sum, jit_options={"cache": True})
+def _add_block_sum_impl(Cm, Xm, Gb, G):
+    if Cm.dtype == types.float32:
+
+        def add_transposed(Cm, Xm, Gb, G):
+            np.dot(Xm.T, Cm, Gb)
+            for k in range(G.shape[0]):
+                for j in range(G.shape[1]):
+                    G[k, j] += Gb[j, k]
+
+        return add_transposed
+
+    def add(Cm, Xm, Gb, G):
         np.dot(Cm.T, Xm, Gb)
-        for k in range(K):
-            for j in range(d):
+        for k in range(G.shape[0]):
+            for j in range(G.shape[1]):
                 G[k, j] += Gb[k, j]
+
+    return add
 
 
 @numba.njit(cache=True)

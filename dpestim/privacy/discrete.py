@@ -23,7 +23,9 @@ uniform integers (:mod:`dpestim._kernels.discrete_laplace`). Why this is
    norm at most ``clip_norm (1 + delta1)``, ``delta1 = 2 (D + 4) u``
    (``D`` coordinates, ``u = 2^-53``: rounding of the norm and the scaling).
    A floating-point sum of ``m`` such gradients, in any order and with the
-   blocked accumulation of the kernels (at most ``2 m + 2`` terms per
+   blocked float64 accumulation of the kernels (this mode converts float32
+   ``X`` to float64: the float32 kernel's sums have ``u = 2^-24``; at most
+   ``2 m + 2`` terms per
    coordinate), is within ``gamma_{2m+2} m clip_norm (1 + delta1)`` of the
    exact sum in L1 norm (``gamma_k = k u / (1 - k u)``, Higham, *Accuracy
    and Stability of Numerical Algorithms*, 2002, section 3.1). Replacing

@@ -118,6 +118,16 @@ class _ByNoise:
         return self.gaussian
 
 
+class _Float32UnlessExact:
+    """``accepts_float32``: true, except on an instance with
+    ``noise="discrete_laplace"``, whose floating-point sensitivity bound
+    (:mod:`dpestim.privacy.discrete`) is derived for float64 sums; that mode
+    gets float64 ``X`` (a copy of float32 input)."""
+
+    def __get__(self, obj, cls=None):
+        return obj is None or obj.noise != "discrete_laplace"
+
+
 class AcceleratedSolver(BaseSolver):
     """Shared machinery of dp-gd, dp-hb, dp-nag, dp-masg and the "-opt" variants.
 
@@ -128,7 +138,9 @@ class AcceleratedSolver(BaseSolver):
     supported_losses = frozenset(
         {"logistic", "squared", "squared_hinge", "multinomial"}
     )
-    accepts_float32 = True  # the kernels gather rows into float64 blocks
+    #: dense float32 computed in float32 (sgemm), CSR in float64; not with
+    #: noise="discrete_laplace" (float64 sums, see _Float32UnlessExact)
+    accepts_float32 = _Float32UnlessExact()
     heavy_ball = False
     optimise_budget = False
     #: Largest ``"auto"`` step (L1 clip: the clipped gradient of a row is

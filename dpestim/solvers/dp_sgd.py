@@ -317,7 +317,7 @@ class DPSGD(BaseSolver):
     supported_losses = frozenset(
         {"logistic", "squared", "hinge", "squared_hinge", "multinomial"}
     )
-    accepts_float32 = True  # the kernels gather rows into float64 blocks
+    accepts_float32 = True  # dense float32 computed in float32 (sgemm), CSR in float64
 
     def sampling_prob(self, plan):
         """Poisson sampling probability ``min(1, batch_size / n_samples)``."""
