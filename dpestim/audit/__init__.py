@@ -13,6 +13,10 @@ my model class"; the minimax and fairness estimators with their
 solver (linear or saddle) on worst-case datasets where the release is one
 known mechanism, tight enough to flag a solver that is twice less private
 than it reports.
+:func:`gdp_lower_bound` turns either audit's fits into a Gaussian-DP bound
+(Nasr et al., 2023): far tighter at small delta, valid when the release's
+trade-off curve is Gaussian (exact for the white-box full-batch Gaussian
+mechanism); ``audit_solver(..., bound="gdp")`` returns it directly.
 """
 
 from ._audit import (
@@ -21,12 +25,26 @@ from ._audit import (
     clopper_pearson_upper,
     epsilon_lower_bound,
 )
+from ._gdp import (
+    GaussianAuditResult,
+    gdp_delta,
+    gdp_epsilon,
+    gdp_lower_bound,
+    gdp_mu,
+    gdp_mu_lower_bound,
+)
 from ._solver_audit import audit_solver
 
 __all__ = [
     "AuditResult",
+    "GaussianAuditResult",
     "audit_estimator",
     "audit_solver",
     "clopper_pearson_upper",
     "epsilon_lower_bound",
+    "gdp_delta",
+    "gdp_epsilon",
+    "gdp_lower_bound",
+    "gdp_mu",
+    "gdp_mu_lower_bound",
 ]

@@ -197,7 +197,9 @@ def _craft_canary(estimator, X, y, kind, scale):
         if sp.issparse(X)
         else np.einsum("ij,ij->j", X, X)
     )
-    clip = float(getattr(estimator, "clip_norm", 1.0))
+    clip = getattr(estimator, "clip_norm", 1.0)
+    # an audited fit is private: clip_norm="auto" is the private clip norm
+    clip = 1.0 if isinstance(clip, str) else float(clip)
     if not math.isfinite(clip):
         clip = 1.0
     if is_classifier(estimator):

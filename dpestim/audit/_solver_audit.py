@@ -20,6 +20,7 @@ from ._audit import (
     _kw,
     _threshold_bounds,
 )
+from ._gdp import gdp_lower_bound
 
 __all__ = ["audit_solver"]
 
@@ -44,6 +45,7 @@ def audit_solver(
     selection_fraction=0.1,
     random_state=None,
     n_jobs=None,
+    bound="dp",
 ):
     """Tight lower bound on the epsilon of a solver (white-box audit).
 
@@ -129,16 +131,26 @@ def audit_solver(
     selection_fraction : float, default=0.1
     random_state : int or None
     n_jobs : int or None
+    bound : {"dp", "gdp"}, default="dp"
+        ``"dp"``: the ``(epsilon, delta)`` bound, valid for any mechanism.
+        ``"gdp"``: the Gaussian-DP bound of the same fits
+        (:func:`gdp_lower_bound`), far tighter at small delta, valid when the
+        release's trade-off curve is Gaussian (exact here for a Gaussian
+        solver at full batch with ``penalty = 0``); the ``"dp"`` bound is
+        reported beside it. Needs ``delta > 0`` (not for pure-DP solvers).
 
     Returns
     -------
-    result : AuditResult
+    result : AuditResult or GaussianAuditResult
+        ``GaussianAuditResult`` when ``bound="gdp"``.
     """
     _check_audit_args(n_trials, alpha, selection_fraction)
     if isinstance(n_samples, bool) or not isinstance(n_samples, int | np.integer):
         raise ValueError(f"n_samples must be an integer >= 1, got {n_samples!r}.")
     if n_samples < 1:
         raise ValueError(f"n_samples must be an integer >= 1, got {n_samples!r}.")
+    if bound not in ("dp", "gdp"):
+        raise ValueError(f"bound must be 'dp' or 'gdp', got {bound!r}.")
 
     batch = 10 * (n_samples + 1) if batch_size is None else batch_size
     if _saddle_solver(solver) is not None:
@@ -218,7 +230,12 @@ def audit_solver(
             selection = selection_fraction
         else:
             threshold = None
-    return _audit(
+    if bound == "gdp" and probe.delta_ == 0:
+        raise ValueError(
+            f"bound='gdp' needs a solver with delta > 0; {solver!r} is pure DP "
+            "(its release is not Gaussian): use bound='dp'."
+        )
+    result = _audit(
         est,
         out_set,
         in_set,
@@ -232,6 +249,7 @@ def audit_solver(
         random_state=random_state,
         n_jobs=n_jobs,
     )
+    return gdp_lower_bound(result) if bound == "gdp" else result
 
 
 def _saddle_solver(solver):

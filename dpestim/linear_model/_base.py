@@ -19,7 +19,7 @@ from ..exceptions import PrivacyBudgetWarning, UtilityWarning
 from ..privacy import ACCOUNTANTS, PrivacyReport, check_guarantee
 from ..privacy.charging import FitCharge, charge_fit
 from ..privacy.report import seed_warnings
-from ..solvers import SOLVERS, BaseSolver, ERMPlan, resolve_solver
+from ..solvers import SOLVERS, BaseSolver, ERMPlan, _policy, resolve_solver
 from ..solvers._policy import AUTO
 from ..utils import check_generator
 from ..utils._progress import fit_progress, plan_line
@@ -55,6 +55,7 @@ class BaseDPLinearModel(BaseEstimator):
         "clip_norm": [
             Interval(Real, 0, MAX_NOISE_MULTIPLIER, closed="right"),
             Options(Real, {math.inf}),
+            StrOptions({AUTO}),
         ],
         "alpha": [Interval(Real, 0, None, closed="left")],
         "fit_intercept": ["boolean"],
@@ -76,7 +77,7 @@ class BaseDPLinearModel(BaseEstimator):
         epsilon=1.0,
         delta=1e-5,
         noise_multiplier=None,
-        clip_norm=1.0,
+        clip_norm="auto",
         alpha=1e-4,
         fit_intercept=True,
         max_iter="auto",
@@ -149,6 +150,7 @@ class BaseDPLinearModel(BaseEstimator):
 
     def _resolve_noise(self, solver, plan):
         """Noise multiplier, reported epsilon, and the event, from public data."""
+        clip_norm = plan.clip_norm
         eps, delta, nm = self.epsilon, self.delta, self.noise_multiplier
         if eps is not None and nm is not None:
             raise ValueError(
@@ -158,7 +160,10 @@ class BaseDPLinearModel(BaseEstimator):
         if eps is None and nm is None:
             raise ValueError("One of epsilon and noise_multiplier must be given.")
         private = nm > 0 if nm is not None else math.isfinite(eps)
-        if private and not math.isfinite(self.clip_norm):
+        if private and plan.row_norm is not None:
+            # never: the plan of a private fit holds public quantities only
+            raise RuntimeError("a private plan must not carry the data's row norm")
+        if private and not math.isfinite(clip_norm):
             raise ValueError(
                 "clip_norm must be finite for a private fit; clip_norm=inf is only "
                 "allowed with epsilon=inf (or noise_multiplier=0)."
@@ -209,12 +214,41 @@ class BaseDPLinearModel(BaseEstimator):
             return math.inf
         return 1.0
 
-    def _resolve_plan(self, solver, n, d, n_outputs, loss):
+    def _clip_norm(self, blocked=False):
+        """The clip norm of this fit (``"auto"`` resolved; public).
+
+        ``"auto"``: ``inf`` when the fit is non-private (``epsilon=inf`` or
+        ``noise_multiplier=0``) and 1.0 otherwise; for blocked (Dask,
+        out-of-core) ``X``, 1.0 always (the unclipped step rule needs the
+        largest row norm, which would cost another pass over the blocks).
+        """
+        eps = self._policy_epsilon()
+        if blocked and _policy.is_auto(self.clip_norm):
+            return _policy.PRIVATE_CLIP_NORM
+        return _policy.resolve_clip_norm(self.clip_norm, eps)
+
+    def _nonprivate_row_norms(self, X, clip_norm):
+        """Largest and RMS norm of a row ``(x, 1)``, for an unclipped fit.
+
+        Read from the data, hence ``(None, None)`` unless the fit is
+        non-private (``epsilon=inf`` / ``noise_multiplier=0``) and does not
+        clip.
+        """
+        if math.isfinite(clip_norm) or not math.isinf(self._policy_epsilon()):
+            return None, None
+        sq = row_sq_norms(X)
+        if not sq.shape[0]:
+            return None, None
+        one = float(bool(self.fit_intercept))
+        return math.sqrt(float(sq.max()) + one), math.sqrt(float(sq.mean()) + one)
+
+    def _resolve_plan(self, solver, n, d, n_outputs, loss, *, clip_norm, norms):
         """The ERM plan with its ``"auto"`` values resolved by the solver.
 
-        Public quantities only. Warns (:class:`~dpestim.UtilityWarning`) when
-        an explicit ``max_iter`` gives ten times more or fewer steps than the
-        ``"auto"`` rule would.
+        Public quantities only, except ``norms`` (the data's largest and RMS
+        row norms), which only a non-private fit passes, for its step rule. Warns
+        (:class:`~dpestim.UtilityWarning`) when an explicit ``max_iter`` gives
+        ten times more or fewer steps than the ``"auto"`` rule would.
         """
         raw = ERMPlan(
             n_samples=n,
@@ -223,7 +257,9 @@ class BaseDPLinearModel(BaseEstimator):
             loss=loss,
             alpha=float(self.alpha),
             fit_intercept=bool(self.fit_intercept),
-            clip_norm=float(self.clip_norm),
+            clip_norm=clip_norm,
+            row_norm=norms[0],
+            row_norm_rms=norms[1],
             max_iter=self.max_iter if self.max_iter == AUTO else int(self.max_iter),
             batch_size=(
                 self.batch_size if self.batch_size == AUTO else int(self.batch_size)
@@ -307,7 +343,22 @@ class BaseDPLinearModel(BaseEstimator):
             )
         solver.check_loss(loss)
         n, d = X.shape
-        plan, hyperparameters = self._resolve_plan(solver, n, d, Y.shape[1], loss)
+        clip_norm = self._clip_norm(blocked=blocked is not None)
+        norms = (
+            (None, None)
+            if blocked is not None
+            else self._nonprivate_row_norms(X, clip_norm)
+        )
+        plan, hyperparameters = self._resolve_plan(
+            solver, n, d, Y.shape[1], loss, clip_norm=clip_norm, norms=norms
+        )
+        if _policy.is_auto(self.clip_norm):
+            hyperparameters = {"clip_norm": clip_norm, **hyperparameters}
+        if norms[0] is not None:
+            # non-private fit only: say that its step rule read the data
+            hyperparameters["row norms (max, rms; read from the data: not private)"] = (
+                norms
+            )
         solver.check_plan(plan)
         nm, epsilon, event = self._resolve_noise(solver, plan)
         # Budgets / model selection see the mechanism before it runs (and may refuse).
@@ -347,6 +398,7 @@ class BaseDPLinearModel(BaseEstimator):
         self.delta_ = float(solver.guarantee_delta(self.delta))
         self.dp_event_ = result.dp_event
         self.hyperparameters_ = hyperparameters
+        self.clip_norm_ = plan.clip_norm
         self.max_iter_ = plan.max_iter
         self.batch_size_ = plan.batch_size
         self.learning_rate_ = plan.learning_rate

@@ -1,7 +1,11 @@
 """Label handling shared by the private classifiers."""
 
+import math
+from numbers import Real
+
 import numpy as np
 from sklearn.base import ClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
 from ..exceptions import PrivacyLeakWarning
@@ -17,6 +21,11 @@ class BaseDPLinearClassifier(ClassifierMixin, BaseDPLinearModel):
     _parameter_constraints = {
         **BaseDPLinearModel._parameter_constraints,
         "classes": ["array-like", None],
+        "coef_bound": [
+            Interval(Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+            None,
+        ],
     }
     _validate_kwargs = {}
 
@@ -26,7 +35,7 @@ class BaseDPLinearClassifier(ClassifierMixin, BaseDPLinearModel):
         epsilon=1.0,
         delta=1e-5,
         noise_multiplier=None,
-        clip_norm=1.0,
+        clip_norm="auto",
         alpha=1e-4,
         fit_intercept=True,
         max_iter="auto",
@@ -35,6 +44,7 @@ class BaseDPLinearClassifier(ClassifierMixin, BaseDPLinearModel):
         solver="dp-sgd",
         accountant="rdp",
         classes=None,
+        coef_bound="auto",
         random_state=None,
         verbose=0,
     ):
@@ -54,6 +64,45 @@ class BaseDPLinearClassifier(ClassifierMixin, BaseDPLinearModel):
             verbose=verbose,
         )
         self.classes = classes
+        self.coef_bound = coef_bound
+
+    def _loss_at_zero(self, n_outputs):
+        """Mean loss of the zero model (public: the loss and the outputs)."""
+        raise NotImplementedError
+
+    def _resolve_coef_bound(self, n_outputs):
+        """The radius of ``coef_`` (Frobenius norm), or ``None``; public.
+
+        ``"auto"``: ``sqrt(2 loss(0) / alpha)``. The optimum ``(W*, b*)`` of
+        ``mean_i loss_i + alpha / 2 ||W||^2`` has ``alpha / 2 ||W*||^2 <=
+        F(W*, b*) <= F(0, 0) = loss(0)`` (losses are >= 0 and the intercept
+        is not penalised), so this ball contains it. ``None`` for
+        ``alpha = 0`` (no penalty, no such ball).
+        """
+        bound = self.coef_bound
+        if bound is None:
+            return None
+        if isinstance(bound, str):
+            if not self.alpha > 0:
+                return None
+            return math.sqrt(2.0 * self._loss_at_zero(n_outputs) / self.alpha)
+        return float(bound)
+
+    def _set_coef(self, coef, intercept):
+        """Project ``coef`` on the ball of radius ``coef_bound_``.
+
+        Post-processing of the released model (the intercept is kept): it
+        costs no privacy. The ball is convex and, for ``"auto"``, contains
+        the optimum, so the projection never moves the model away from it.
+        """
+        bound = self._resolve_coef_bound(coef.shape[0])
+        self.coef_bound_ = bound
+        self.hyperparameters_["coef_bound"] = bound
+        if bound is not None:
+            norm = float(np.sqrt(np.sum(np.square(coef, dtype=np.float64))))
+            if norm > bound:
+                coef = (coef * (bound / norm)).astype(coef.dtype, copy=False)
+        super()._set_coef(coef, intercept)
 
     def _resolve_classes(self, y):
         """Set ``classes_`` from ``classes=`` (public) or, with a warning, ``y``."""

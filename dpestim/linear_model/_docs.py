@@ -13,10 +13,14 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
         the L2 sensitivity. The resulting epsilon at ``delta`` is reported in
         ``epsilon_``. Giving both ``epsilon`` and ``noise_multiplier`` is an
         error.
-    clip_norm : float, default=1.0
+    clip_norm : float or "auto", default="auto"
         L2 bound on each per-example gradient (coefficients and intercept
         together). It sets the sensitivity; it must not be chosen by looking at
-        the private data (see the privacy model page).
+        the private data (see the privacy model page). ``"auto"``: 1.0 for a
+        private fit; ``inf`` (no clipping: scikit-learn's objective) for a
+        non-private one (``epsilon=inf`` or ``noise_multiplier=0``), whose
+        ``"auto"`` step rule then reads the data's row norms (only then; the
+        report says the fit is not private). Resolved value: ``clip_norm_``.
     alpha : float, default=1e-4
         L2 penalty on the mean loss: the objective is
         ``mean_i loss_i + alpha / 2 * ||coef||^2`` (the intercept is not
@@ -49,7 +53,9 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
         ``"auto"``: 0.5 for the Poisson mini-batch solvers, ``10 /
         clip_norm`` for dp-gd and ``0.3 / clip_norm`` for the momentum
         methods (their L1-clipped gradients are smaller); dual coordinate
-        descent does not use it.
+        descent does not use it. Without clipping (``epsilon=inf``) about
+        ``1 / L``, ``L`` the loss's smoothness from the row norms (see the
+        solver guide's "Defaults").
     solver : str or solver object, default="dp-sgd"
         The private algorithm: a registry name (``"dp-sgd"``, ``"dp-gd"``; see
         :data:`dpestim.solvers.SOLVERS`) or a solver instance whose parameters
@@ -64,6 +70,19 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
     verbose : int, default=0
         Print the plan (steps, noise, epsilon) before fitting. Nothing computed
         from the private data is printed."""
+
+COEF_BOUND_PARAM = """coef_bound : float, "auto" or None, default="auto"
+        Public radius of the coefficients: after fitting, ``coef_`` (all
+        classes together, Frobenius norm; not the intercept) is projected on
+        the ball of this radius, which bounds every score ``|x . coef|`` by
+        ``coef_bound ||x||``. The projection is post-processing of the
+        released model and costs no privacy. ``"auto"``: ``sqrt(2 loss(0) /
+        alpha)`` (``loss(0)`` the mean loss of the zero model: ``log 2``
+        binary logistic, ``log K`` multinomial, ``K`` for the one-vs-rest
+        (squared) hinge), the radius of a ball that contains the optimum of
+        the penalised objective (``alpha / 2 ||coef*||^2 <= loss(0)``), so
+        the projection never moves the model away from it; no bound when
+        ``alpha = 0``. ``None``: no projection."""
 
 CLASSES_PARAM = """classes : array-like of shape (n_classes,) or None, default=None
         The label set, given as public knowledge. If None it is inferred from
@@ -88,6 +107,8 @@ ATTRIBUTES = """coef_ : ndarray
         The mechanism that ran, as an immutable dp_accounting event.
     solver_ : BaseSolver
         The solver object used (a fresh instance; ``solver`` is unchanged).
+    clip_norm_ : float
+        The clip norm the run used (``clip_norm`` resolved).
     max_iter_, batch_size_, learning_rate_ : int, int, float
         The values the run used (``"auto"`` resolved from public quantities).
     hyperparameters_ : dict

@@ -1,17 +1,29 @@
 """Differentially private logistic regression."""
 
+import math
+
 import numpy as np
 from scipy.special import expit, log_softmax, softmax
 
 from ..losses import LOGISTIC, MULTINOMIAL
 from ._classifier import BaseDPLinearClassifier
-from ._docs import ATTRIBUTES, CLASSES_PARAM, COMMON_TAIL, PRIVACY_PARAMS
+from ._docs import (
+    ATTRIBUTES,
+    CLASSES_PARAM,
+    COEF_BOUND_PARAM,
+    COMMON_TAIL,
+    PRIVACY_PARAMS,
+)
 
 __all__ = ["LogisticRegression"]
 
 
 class LogisticRegression(BaseDPLinearClassifier):
     _loss_name = "logistic"
+
+    def _loss_at_zero(self, n_outputs):
+        # log 2 for the binary score, log K for the softmax over K classes
+        return math.log(2.0 if n_outputs == 1 else float(n_outputs))
 
     def _encode_targets(self, y):
         idx = self._resolve_classes(y)
@@ -69,11 +81,14 @@ LogisticRegression.__doc__ = f"""Differentially private logistic regression.
     ----------
     {PRIVACY_PARAMS}
     {CLASSES_PARAM}
+    {COEF_BOUND_PARAM}
     {COMMON_TAIL}
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+    coef_bound_ : float or None
+        The radius ``coef_`` was projected on (``coef_bound`` resolved).
     {ATTRIBUTES}
 
     See Also

@@ -28,7 +28,7 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         epsilon=1.0,
         delta=1e-5,
         noise_multiplier=None,
-        clip_norm=1.0,
+        clip_norm="auto",
         alpha=1e-4,
         fit_intercept=True,
         max_iter="auto",

@@ -5,7 +5,13 @@ from sklearn.utils._param_validation import StrOptions
 
 from ..losses import HINGE, SQUARED_HINGE
 from ._classifier import BaseDPLinearClassifier
-from ._docs import ATTRIBUTES, CLASSES_PARAM, COMMON_TAIL, PRIVACY_PARAMS
+from ._docs import (
+    ATTRIBUTES,
+    CLASSES_PARAM,
+    COEF_BOUND_PARAM,
+    COMMON_TAIL,
+    PRIVACY_PARAMS,
+)
 
 __all__ = ["LinearSVC"]
 
@@ -25,7 +31,7 @@ class LinearSVC(BaseDPLinearClassifier):
         epsilon=1.0,
         delta=1e-5,
         noise_multiplier=None,
-        clip_norm=1.0,
+        clip_norm="auto",
         alpha=1e-4,
         fit_intercept=True,
         max_iter="auto",
@@ -34,6 +40,7 @@ class LinearSVC(BaseDPLinearClassifier):
         solver="dp-sgd",
         accountant="rdp",
         classes=None,
+        coef_bound="auto",
         random_state=None,
         verbose=0,
     ):
@@ -50,6 +57,7 @@ class LinearSVC(BaseDPLinearClassifier):
             solver=solver,
             accountant=accountant,
             classes=classes,
+            coef_bound=coef_bound,
             random_state=random_state,
             verbose=verbose,
         )
@@ -58,6 +66,10 @@ class LinearSVC(BaseDPLinearClassifier):
     @property
     def _loss_name(self):
         return self.loss
+
+    def _loss_at_zero(self, n_outputs):
+        # (squared) hinge of a zero score is 1, for each one-vs-rest output
+        return float(n_outputs)
 
     def _encode_targets(self, y):
         idx = self._resolve_classes(y)
@@ -84,11 +96,14 @@ LinearSVC.__doc__ = f"""Differentially private linear support vector classifier.
         ``max(0, 1 - y z)`` or its square.
     {PRIVACY_PARAMS}
     {CLASSES_PARAM}
+    {COEF_BOUND_PARAM}
     {COMMON_TAIL}
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+    coef_bound_ : float or None
+        The radius ``coef_`` was projected on (``coef_bound`` resolved).
     {ATTRIBUTES}
 
     See Also

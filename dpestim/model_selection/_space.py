@@ -4,6 +4,8 @@ import numbers
 
 from scipy.stats import loguniform
 
+from ..solvers._policy import PRIVATE_CLIP_NORM
+
 __all__ = ["Relative", "default_space", "sample_candidate"]
 
 #: Multiplicative range of the learning rate around the resolved value.
@@ -73,7 +75,8 @@ def default_space(estimator):
     Centred on the estimator's own (public) settings: ``learning_rate`` a
     log-uniform factor in ``[1/4, 4]`` of the value the estimator resolves
     (its explicit value, or its solver's ``"auto"`` value; see
-    :class:`Relative`), ``clip_norm`` log-uniform in ``[c / 2, 2 c]`` and
+    :class:`Relative`), ``clip_norm`` log-uniform in ``[c / 2, 2 c]`` (``c``
+    the clip norm, 1.0 for ``"auto"`` in a private fit) and
     ``alpha`` log-uniform in ``[1e-6, 1e-3]``. Parameters absent from the
     estimator are left alone. None of them changes the mechanism's
     ``DpEvent``.
@@ -96,6 +99,9 @@ def default_space(estimator):
             loguniform(1 / _LR_FACTOR, _LR_FACTOR)
         )
     c = params.get("clip_norm")
+    if isinstance(c, str) and c == "auto":
+        # a searched fit is private: "auto" is the private clip norm there
+        c = PRIVATE_CLIP_NORM
     if isinstance(c, numbers.Real) and 0 < c < float("inf"):
         space[prefix + "clip_norm"] = loguniform(c / _CLIP_FACTOR, c * _CLIP_FACTOR)
     if "alpha" in params:

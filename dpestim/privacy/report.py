@@ -58,6 +58,8 @@ class PrivacyReport:
                     "is not used by this solver and is ignored"
                 )
             guarantee += ")"
+        elif math.isinf(self.epsilon):
+            guarantee = "none (epsilon = inf: this fit is not private)"
         else:
             guarantee = f"({self.epsilon:.6g}, {self.delta:.3g})-differential privacy"
         leaves = [] if self.dp_event is None else _flatten(self.dp_event)
@@ -91,7 +93,11 @@ class PrivacyReport:
             lines.append(
                 "  hyperparams : "
                 + ", ".join(f"{k}={v!r}" for k, v in self.hyperparameters.items())
-                + " (resolved from public quantities)"
+                + (
+                    " (resolved from public quantities)"
+                    if math.isfinite(self.epsilon)
+                    else " (not private: the step rule may read the data)"
+                )
             )
         if self.warnings:
             lines.append("  warnings during fit:")

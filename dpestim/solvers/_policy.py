@@ -31,6 +31,10 @@ from ..privacy import calibrate_noise
 
 __all__ = [
     "AUTO",
+    "PRIVATE_CLIP_NORM",
+    "resolve_clip_norm",
+    "unclipped_smoothness",
+    "NONPRIVATE_EPOCHS",
     "MIN_EPOCHS",
     "MAX_STEPS",
     "MIN_STEPS_PRIVATE",
@@ -81,6 +85,61 @@ LOSS_SMOOTHNESS = {
 def is_auto(value):
     """Whether ``value`` is the string ``"auto"``."""
     return isinstance(value, str) and value == AUTO
+
+
+#: ``clip_norm="auto"`` of a private fit.
+PRIVATE_CLIP_NORM = 1.0
+
+
+def resolve_clip_norm(clip_norm, epsilon):
+    """The clip norm a fit uses: ``clip_norm="auto"`` resolved by ``epsilon``.
+
+    ``"auto"`` is ``inf`` (no clipping) for a non-private fit (``epsilon =
+    inf``: the fit then minimises the estimator's objective itself, as
+    scikit-learn does) and :data:`PRIVATE_CLIP_NORM` otherwise; any other
+    value is returned as a float. Public: a function of the budget only.
+    """
+    if is_auto(clip_norm):
+        return math.inf if math.isinf(epsilon) else PRIVATE_CLIP_NORM
+    return float(clip_norm)
+
+
+def unclipped_smoothness(plan, batch=None):
+    """Smoothness ``L`` of the loss of an unclipped plan, or ``None``.
+
+    For ``clip_norm = inf`` the step rules cannot lean on clipping to bound
+    a step; they use the smoothness of the mean loss, ``L = s R_rms^2 +
+    alpha`` (the trace bound of its Hessian; ``s`` =
+    :data:`LOSS_SMOOTHNESS` of the loss, ``R_rms`` the root mean square
+    norm of a row ``(x, 1)``), and for a mini-batch step of expected size
+    ``batch`` the expected smoothness of the sampled gradient, ``s (R_rms^2
+    + R_max^2 / batch) + alpha`` (``R_max`` the largest row norm; Gower et
+    al., 2019, "SGD: general analysis and improved rates"). The norms are
+    read from the data, so the estimator sets them (``plan.row_norm``,
+    ``plan.row_norm_rms``) only in a non-private plan (``epsilon = inf``),
+    never for a private fit, whose plan is public: ``None`` when the plan
+    clips or carries no norms (or ``L`` is 0 or above ``1e100``, rows of
+    norm above about ``1e50``; the clipped rules then apply).
+    """
+    if math.isfinite(plan.clip_norm) or plan.row_norm is None:
+        return None
+    s = LOSS_SMOOTHNESS[plan.loss]
+    sq = float(plan.row_norm_rms) ** 2
+    if batch is not None and batch < plan.n_samples:
+        sq += float(plan.row_norm) ** 2 / batch
+    L = s * sq + plan.alpha
+    # 0: zero rows and no penalty (every step is stable); above the cap the
+    # schedules' arithmetic (kappa = L / alpha, its square root) overflows
+    return L if 0.0 < L <= _MAX_SMOOTHNESS else None
+
+
+#: Largest smoothness an unclipped step rule uses (see unclipped_smoothness).
+_MAX_SMOOTHNESS = 1e100
+
+#: Fewest passes of a non-private (unclipped) run: the problem's own
+#: conditioning, not the noise, limits it (scikit-learn's lbfgs allows 100
+#: full-gradient iterations).
+NONPRIVATE_EPOCHS = 100
 
 
 def poisson_steps(n_samples, n_noisy, epsilon, delta):

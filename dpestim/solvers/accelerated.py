@@ -148,6 +148,14 @@ class AcceleratedSolver(BaseSolver):
     #: Momentum methods multiply the step by about ``1 / (1 - momentum)``
     #: and take a smaller one.
     auto_step = 10.0
+    #: ``"auto"`` step of an unclipped (non-private) plan, in units of ``1 /
+    #: L`` (``L`` the smoothness of the mean loss): gradient descent is
+    #: stable below ``2 / L``; the momentum methods take ``1 / L``.
+    unclipped_step = 1.5
+    #: ``"auto"`` iterations of an unclipped (non-private) plan: the
+    #: problem's conditioning (``L / alpha`` up to ~1e5 on the benchmark
+    #: data), not the noise, sets how many it needs.
+    unclipped_max_iter = 5000
     #: ``"auto"`` iterations bounds: at least ``auto_min_iter``; at most
     #: ``auto_max_iter`` (also the non-private number).
     auto_min_iter = 5
@@ -204,13 +212,19 @@ class AcceleratedSolver(BaseSolver):
         logistic, 1 squared, 2 squared hinge, 1/2 multinomial; gradient
         descent is stable below ``2 / L``), shrunk like
         ``1 / r^2`` when ``max_iter`` is at its floor and the iteration's
-        noise-to-signal ratio ``r`` exceeds 0.1. The estimator's
-        ``batch_size`` is not used (this solver's ``batch_size`` is).
+        noise-to-signal ratio ``r`` exceeds 0.1. An unclipped non-private
+        plan (``clip_norm = inf``) takes ``unclipped_max_iter`` iterations
+        and the step ``unclipped_step / L`` instead, ``L`` the smoothness of
+        the (batch's) mean loss from the data's row norms
+        (:func:`~dpestim.solvers._policy.unclipped_smoothness`; only for
+        ``epsilon = inf``). The estimator's ``batch_size`` is not used (this
+        solver's ``batch_size`` is).
         """
         m = self._batch(plan)
+        smooth = _policy.unclipped_smoothness(plan, m)
         T = plan.max_iter
         if _policy.is_auto(T):
-            hi = self.auto_max_iter
+            hi = self.auto_max_iter if smooth is None else self.unclipped_max_iter
             T = _policy.full_batch_steps(
                 plan.n_samples,
                 self._n_noisy(plan),
@@ -221,7 +235,9 @@ class AcceleratedSolver(BaseSolver):
                 hi=hi,
             )
         lr = plan.learning_rate
-        if _policy.is_auto(lr):
+        if _policy.is_auto(lr) and smooth is not None:
+            lr = self.unclipped_step / smooth  # non-private, unclipped
+        elif _policy.is_auto(lr):
             lr = min(self.auto_step, 1.5 / _policy.LOSS_SMOOTHNESS[plan.loss])
             if math.isfinite(epsilon):
                 ratio = self._noise_ratio(plan, epsilon, delta, T)

@@ -53,6 +53,13 @@ class ERMPlan:
     batch_size : int or "auto"
         Expected batch size.
     learning_rate : float or "auto"
+    row_norm, row_norm_rms : float or None
+        Largest and root-mean-square L2 norm of a row ``(x, 1)`` (``x``
+        without the 1 when ``fit_intercept=False``). They are read from the
+        data, so they are set only in the plan of a non-private fit with
+        ``clip_norm = inf`` (whose step rules need the loss's smoothness,
+        :func:`~dpestim.solvers._policy.unclipped_smoothness`) and are
+        ``None`` in every private plan.
 
     ``"auto"`` values are replaced by
     :meth:`BaseSolver.resolve_hyperparameters` before any other hook sees
@@ -69,6 +76,8 @@ class ERMPlan:
     max_iter: int
     batch_size: int
     learning_rate: float
+    row_norm: float | None = None
+    row_norm_rms: float | None = None
 
 
 @dataclass(frozen=True)
@@ -151,6 +160,9 @@ class BaseSolver(BaseEstimator):
     privacy_notion = "approx"
     neighbouring = "add_or_remove_one"
     supports_blocked_data = False
+    #: ``"auto"`` learning rate of an unclipped non-private plan, in units of
+    #: ``1 / L`` (:func:`~dpestim.solvers._policy.unclipped_smoothness`).
+    unclipped_step = 1.0
 
     def validate_params(self):
         """Check the solver's parameters against ``_parameter_constraints``.
@@ -200,13 +212,16 @@ class BaseSolver(BaseEstimator):
         reaches 0.3 x the largest clipped signal (``T = (0.3 epsilon n)^2 /
         (D log(1 / delta))`` in ``[50, 2000]``, 2,000 without noise),
         ``batch_size = max(32, 1.5 sqrt(n), 10 n / T)`` (at most ``n``),
-        ``max_iter`` the epochs giving ``T`` steps (at least 10),
-        ``learning_rate``
-        0.5 (the clipped mean gradient has norm at most ``clip_norm``),
-        shrunk like ``1 / r^2`` once the noise-to-signal ratio ``r =
-        sigma sqrt(D) / B`` of a step exceeds 1 (``sigma`` the noise
-        multiplier of this plan's Poisson-subsampled Gaussian event, ``D``
-        the noised coordinates; :func:`~dpestim.solvers._policy.noise_damped_rate`).
+        ``max_iter`` the epochs giving ``T`` steps (at least 10; at least
+        :meth:`unclipped_epochs` for an unclipped non-private plan),
+        ``learning_rate`` 0.5 (the clipped mean gradient has norm at most
+        ``clip_norm``), or ``unclipped_step / L`` for an unclipped
+        non-private plan (``L`` the expected smoothness of a batch's mean loss,
+        :func:`~dpestim.solvers._policy.unclipped_smoothness`), shrunk
+        like ``1 / r^2`` once the noise-to-signal ratio ``r = sigma sqrt(D) /
+        B`` of a step exceeds 1 (``sigma`` the noise multiplier of this
+        plan's Poisson-subsampled Gaussian event, ``D`` the noised
+        coordinates; :func:`~dpestim.solvers._policy.noise_damped_rate`).
         Solvers with other knobs override it; explicit values are kept.
 
         Returns
@@ -223,11 +238,18 @@ class BaseSolver(BaseEstimator):
         B = plan.batch_size
         if _policy.is_auto(B):
             B = _policy.poisson_batch_size(plan.n_samples, T)
+        smooth = _policy.unclipped_smoothness(plan, min(B, plan.n_samples))
         E = plan.max_iter
         if _policy.is_auto(E):
             E = _policy.poisson_epochs(plan.n_samples, B, T)
+            if smooth is not None:
+                E = self.unclipped_epochs(E)
         lr = plan.learning_rate
-        if _policy.is_auto(lr):
+        if _policy.is_auto(lr) and smooth is not None:
+            lr = self.unclipped_step / smooth  # non-private, unclipped
+            if plan.alpha > 0:  # the penalty's own step stays stable
+                lr = min(lr, 1.0 / plan.alpha)
+        elif _policy.is_auto(lr):
             # delta = 0 is refused by the estimator for these Gaussian
             # solvers after this hook; plan for no noise meanwhile
             sigma = (
@@ -239,6 +261,15 @@ class BaseSolver(BaseEstimator):
             lr = _policy.noise_damped_rate(0.5, ratio)
         plan = replace(plan, max_iter=int(E), batch_size=int(B), learning_rate=lr)
         return plan, {"max_iter": plan.max_iter, "batch_size": B, "learning_rate": lr}
+
+    def unclipped_epochs(self, epochs):
+        """``"auto"`` epochs of an unclipped non-private plan.
+
+        ``epochs`` is the Poisson rule's number (2,000 steps); the result is
+        at least :data:`~dpestim.solvers._policy.NONPRIVATE_EPOCHS` (100).
+        Solvers whose step is slower along some directions ask for more.
+        """
+        return max(int(epochs), _policy.NONPRIVATE_EPOCHS)
 
     def utility_warnings(self, plan, noise_multiplier):
         """Messages (from public quantities only) when the plan cannot learn.

@@ -124,6 +124,10 @@ def smoothed_noise_variance_factor(n_features, smoothing):
     return num / (s**2 * xi**3 * (1.0 - wd) ** 2)
 
 
+#: Most ``"auto"`` epochs of an unclipped (non-private) dp-lssgd run.
+_UNCLIPPED_MAX_EPOCHS = 1000
+
+
 class DPLSSGD(DPSGD):
     """DP-SGD with Laplacian smoothing (``solver="dp-lssgd"``; Wang et al., 2019).
 
@@ -184,6 +188,18 @@ class DPLSSGD(DPSGD):
         self.smoothing = smoothing
         self.schedule = schedule
         self.record_path = record_path
+
+    def unclipped_epochs(self, epochs):
+        """``(1 + 4 smoothing)`` times dp-sgd's epochs, at most 1,000.
+
+        The smoothing divides the step along the high-frequency directions
+        by up to ``1 + 4 smoothing`` (the largest eigenvalue of ``I -
+        smoothing * L``): a noiseless run needs that many more passes than
+        dp-sgd to reach the optimum.
+        """
+        base = super().unclipped_epochs(epochs)
+        factor = 1.0 + 4.0 * float(self.smoothing)
+        return int(min(_UNCLIPPED_MAX_EPOCHS, max(base, math.ceil(base * factor))))
 
     def _check_params(self):
         s = self.smoothing

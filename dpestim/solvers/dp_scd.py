@@ -364,8 +364,10 @@ class DPSCD(BaseSolver):
         (see that function): ``"auto"`` takes 10 epochs and the smallest
         expected batch ``L`` (also the curvature factor) that keeps it near
         0.1 x ``clip_norm``, at least the Poisson rule's ``1.5 sqrt(n)``;
-        without noise, the Poisson rule. The learning rate is not used by
-        dual coordinate descent and is not reported.
+        without noise, the Poisson rule (at least 100 epochs when the plan
+        does not clip: the conditioning, not the noise, limits such a run).
+        The learning rate is not used by dual coordinate descent and is not
+        reported.
         """
         E, B = _policy.scd_plan(plan.n_samples, epsilon, delta)
         if not _policy.is_auto(plan.batch_size):
@@ -375,6 +377,8 @@ class DPSCD(BaseSolver):
                 E = _policy.poisson_epochs(plan.n_samples, B, steps)
         if not _policy.is_auto(plan.max_iter):
             E = plan.max_iter
+        elif _policy.unclipped_smoothness(plan) is not None:
+            E = self.unclipped_epochs(E)  # non-private, unclipped
         lr = 0.5 if _policy.is_auto(plan.learning_rate) else plan.learning_rate
         plan = replace(plan, max_iter=int(E), batch_size=int(B), learning_rate=lr)
         return plan, {"max_iter": plan.max_iter, "batch_size": plan.batch_size}

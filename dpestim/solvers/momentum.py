@@ -20,6 +20,11 @@ class _MomentumDefaults:
     """``"auto"`` constants of the momentum methods (see AcceleratedSolver)."""
 
     auto_step = 0.3
+    unclipped_step = 1.0
+    #: Nesterov's momentum needs about the square root of dp-gd's
+    #: iterations (heavy ball overrides this: it is not accelerated on
+    #: non-quadratic losses).
+    unclipped_max_iter = 2000
     auto_max_iter = 500
 
 
@@ -40,6 +45,9 @@ class DPHB(_MomentumDefaults, AcceleratedSolver):
 
     name = "dp-hb"
     heavy_ball = True
+    #: heavy ball oscillates on the (squared) hinge: 2,000 iterations reach
+    #: 0.936 against scikit-learn's 0.949 on digits, 5,000 reach 0.944
+    unclipped_max_iter = 5000
     _parameter_constraints = {
         **AcceleratedSolver._parameter_constraints,
         "momentum": [Interval(Real, 0, 1, closed="left"), None],

@@ -68,12 +68,12 @@ def test_report_states_the_noise_actually_added_and_who_accounted(name):
     assert report.accountant.endswith("(dp_accounting)") != closed_form
     assert f"noise       : {report.noise}" in str(report)
     if name in ("dp-sgd", "dp-lssgd"):
-        expected = clf.noise_multiplier_ * clf.clip_norm
+        expected = clf.noise_multiplier_ * clf.clip_norm_
         assert _std_in(report.noise) == pytest.approx(expected, rel=1e-5)
     if name in ("dp-scd", "seq-dp-scd"):  # noise scaled by its own sensitivity
         assert _std_in(report.noise) == pytest.approx(clf.noise_std_, rel=1e-5)
     if name in ("dp-gd", "dp-hb", "dp-nag", "dp-masg"):  # Laplace scale 2 C nm
-        expected = 2 * clf.clip_norm * clf.noise_multiplier_
+        expected = 2 * clf.clip_norm_ * clf.noise_multiplier_
         assert _std_in(report.noise) == pytest.approx(expected, rel=1e-5)
 
 

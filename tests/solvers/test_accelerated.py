@@ -506,7 +506,7 @@ def test_laplace_variance_is_two_b_squared():
         learning_rate=1.0, random_state=0,
     ).fit(X, y)  # fmt: skip
     b = r.noise_scales_[0]
-    assert b == pytest.approx(2 * r.clip_norm / (n * 1.0))
+    assert b == pytest.approx(2 * r.clip_norm_ / (n * 1.0))
     var = np.var(r.coef_)
     assert var == pytest.approx(2 * b**2, rel=0.05)  # not b^2: scale, not std
 
