@@ -33,6 +33,11 @@ LIMIT, BASELINE, R2, ADULT = "limit", "baseline", "r2", "adult"
 
 #: Notes on the commit labels (beside the hash in the "Measured on" list).
 COMMIT_NOTES = {
+    "i14limit@89de77d/6c51c39": "branch i14limit (clip_norm='auto': inf at "
+    "eps=inf, unclipped step rules; coef_bound): eps=inf cells of Adult, breast "
+    "cancer, digits, California; run on 89de77d, the Nesterov-family cells and "
+    "breast-cancer dp-lssgd rerun on 6c51c39 (same rules otherwise); merged on "
+    "main at 071e2da",
     "i14solvers@f00d34592": "branch i14solvers at f00d34592 (exported snapshot, "
     "before it landed on main): their new defaults of seq-dp-scd, dp-smd-sco "
     "and the pure-DP family; MNIST only",
@@ -78,6 +83,12 @@ REASONS = [
         "f00d34592): its step size is capped by the privacy of the vertex "
         "sampling, so with 10 classes x 785 coordinates in an l1 ball the "
         "iterate stays near chance (0.09-0.19 at every epsilon)",
+    ),
+    (
+        (LIMIT, None, None, "dp-smd-sco", "inf", None),
+        "dp-smd-sco solves its own problem (l1 ball of radius 5, no L2 penalty, one "
+        "pass of vertex-sampling mirror descent) and ignores clip_norm and alpha, "
+        "so clip_norm='auto' does not reach it (i14limit's result note)",
     ),
     (
         (LIMIT, None, None, (*_GAUSSIAN5, *_PURE), None, LEGACY),
