@@ -45,10 +45,12 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from defaults_report import LEGACY, medians, summary
 
 SCHEMA = """{"meta": {...}, "records": [{"estimator", "solver" (registry name,
 "sklearn", "majority" or "constant"), "dataset", "epsilon" (float or "inf"),
-"seed", "metric" ("accuracy" or "r2"), "score", "fit_cpu_s"}]}"""
+"seed", "metric" ("accuracy" or "r2"), "score", "fit_cpu_s", "commit" (the
+code's commit; absent on the first session's records)}]}"""
 
 EPSILONS = [0.1, 0.5, 1.0, 2.0, math.inf]
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -150,6 +152,38 @@ def _key(r):
     return (r["estimator"], r["solver"], r["dataset"], str(r["epsilon"]), r["seed"])
 
 
+def _cell(r):
+    return (r["estimator"], r["solver"], r["dataset"], str(r["epsilon"]))
+
+
+def _commit():
+    """Short hash of the checkout's HEAD, ``+dirty`` if ``dpestim/`` differs.
+
+    ``--commit`` overrides it (a run from an exported snapshot of a commit).
+    """
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short=9", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "dpestim"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
+
+
 def _save(meta, records):
     RESULTS.mkdir(exist_ok=True)
     tmp = OUT.with_suffix(".json.tmp")
@@ -158,22 +192,47 @@ def _save(meta, records):
 
 
 def merge(paths):
-    """Add the records of other result files (e.g. a parallel ``--out`` run)."""
+    """Merge other result files (a parallel or later ``--out`` run) into OUT.
+
+    Files are applied in order; a cell (estimator, solver, dataset, epsilon)
+    present in a merged file replaces **all** records of that cell already
+    in OUT, so that every cell holds the seeds of one run on one commit.
+    ``paths`` items are ``file`` or ``file=label``; the label stamps records
+    that carry no ``"commit"`` (default: the file's stem without
+    ``defaults_``).
+    """
     data = json.loads(OUT.read_text())
-    done = {_key(r) for r in data["records"]}
-    for path in paths:
+    for spec in paths:
+        # "file=label": records of the file without a commit stamp (written
+        # by an older copy of this script) are labelled so, default the stem
+        path, _, label = spec.partition("=")
+        label = label or Path(path).stem.removeprefix("defaults_")
         other = json.loads(Path(path).read_text())
-        new = [r for r in other["records"] if _key(r) not in done]
-        data["records"] += new
-        done |= {_key(r) for r in new}
+        for r in other["records"]:
+            r.setdefault("commit", label)
+        cells = {_cell(r) for r in other["records"]}
+        kept = [r for r in data["records"] if _cell(r) not in cells]
+        data["records"] = kept + other["records"]
         data["meta"].setdefault("commands", []).extend(
             other["meta"].get("commands", [])
         )
+        merged = data["meta"].setdefault("merged", [])
+        merged[:] = [m for m in merged if m["file"] != Path(path).name]
+        merged.append(
+            dict(file=Path(path).name, cells=len(cells), date=other["meta"].get("date"))
+        )
+    data["meta"]["command"] = (
+        "benchmarks/defaults.py runs merged; the commit of every cell is in "
+        "benchmarks/results/defaults.md"
+    )
+    data["meta"]["date"] = datetime.datetime.now(datetime.timezone.utc).isoformat(
+        timespec="seconds"
+    )
     _save(data["meta"], data["records"])
     return data["records"]
 
 
-def _baselines(est_name, dataset, X, y, Xt, yt, metric):
+def _baselines(est_name, dataset, X, y, Xt, yt, metric, commit):
     import scipy.sparse as sp
     from sklearn.metrics import r2_score
 
@@ -203,6 +262,7 @@ def _baselines(est_name, dataset, X, y, Xt, yt, metric):
             metric=metric,
             score=float(score),
             fit_cpu_s=float(cpu),
+            commit=commit,
         )
         for s, score, cpu in out
     ]
@@ -215,8 +275,10 @@ def run(args):
     records = old["records"]
     done = {_key(r) for r in records}
     command = " ".join(["python", "benchmarks/defaults.py", *sys.argv[1:]])
+    commit = args.commit or _commit()
     meta = dict(
         command=command,
+        commit=commit,
         commands=[*old["meta"].get("commands", []), command],
         date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         seeds=list(range(args.seeds)),
@@ -237,7 +299,7 @@ def run(args):
             if args.estimators and est_name not in args.estimators:
                 continue
             if (est_name, "sklearn", dataset, "inf", 0) not in done:
-                new = _baselines(est_name, dataset, X, y, Xt, yt, metric)
+                new = _baselines(est_name, dataset, X, y, Xt, yt, metric, commit)
                 records += new
                 done |= {_key(r) for r in new}
                 _save(meta, records)
@@ -275,7 +337,11 @@ def run(args):
                             except ValueError as exc:  # e.g. a diverged fit
                                 print(f"  {solver} {eps} {seed}: {exc}", flush=True)
                                 score = float("nan")
-                        rec.update(score=score, fit_cpu_s=time.process_time() - t)
+                        rec.update(
+                            score=score,
+                            fit_cpu_s=time.process_time() - t,
+                            commit=commit,
+                        )
                         records.append(rec)
                         done.add(_key(rec))
                         added += 1
@@ -289,112 +355,44 @@ def run(args):
     return records
 
 
-def medians(records):
-    """``{(estimator, dataset, solver, epsilon): median score}``."""
-    groups = defaultdict(list)
-    for r in records:
-        groups[(r["estimator"], r["dataset"], r["solver"], str(r["epsilon"]))].append(
-            r["score"]
-        )
-    return {k: float(np.nanmedian(v)) for k, v in groups.items()}
-
-
-PURE = FULL_BATCH  # the accelerated family's default Laplace mechanism
-
-
-def summary(records):
-    """Markdown: median tables and every cell that misses a target."""
-    med = medians(records)
-    eps_labels = ["0.1", "0.5", "1.0", "2.0", "inf"]
-    seeds = defaultdict(set)
-    for r in records:
-        seeds[(r["estimator"], r["dataset"], r["solver"])].add(r["seed"])
-    lines, misses = [], []
-    order = [s for fam in FAMILIES.values() for s in fam]
-    for est in ("LogisticRegression", "LinearSVC", "Ridge"):
-        for d in CLASSIFICATION + REGRESSION:
-            if (est, d, "sklearn", "inf") not in med:
-                continue
-            regression = est == "Ridge"
-            sk = med[(est, d, "sklearn", "inf")]
-            base_name = "constant" if regression else "majority"
-            base = med[(est, d, base_name, "inf")]
-            lines += [
-                f"**{est} on {d}** (scikit-learn {sk:.4f}, {base_name} {base:.4f})",
-                "",
-                "| solver | " + " | ".join(f"eps={e}" for e in eps_labels) + " |",
-                "|---|" + "---|" * len(eps_labels),
-            ]
-            for s in order:
-                if not any((est, d, s, e) in med for e in eps_labels):
-                    continue
-                row = []
-                for e in eps_labels:
-                    v = med.get((est, d, s, e))
-                    row.append("-" if v is None else f"{v:.4f}")
-                    misses += _misses(est, d, s, e, v, sk, base, base_name)
-                n_seeds = len(seeds[(est, d, s)])
-                lines.append(f"| {s} ({n_seeds}) | " + " | ".join(row) + " |")
-            lines.append("")
-    misses += _not_run(med)
-    head = [
-        "Medians over seeds (number of seeds in brackets; full-batch solvers "
-        "run once at eps=inf, where they are deterministic).",
-        "",
-    ]
-    tail = ["### Cells that miss a target", ""] + [f"- {m}" for m in misses]
-    return "\n".join(head + lines + tail) + "\n", misses
-
-
-def _not_run(med):
-    """Cells of the full matrix with no record (interrupted or skipped runs)."""
+def _matrix():
+    """Every (estimator, dataset, solver) cell of the full matrix, in order."""
     from dpestim.solvers import SOLVERS
 
-    out = []
-    for d in CLASSIFICATION + REGRESSION:
-        for est_name, Est in _estimators(d).items():
-            for s in (s for fam in FAMILIES.values() for s in fam):
-                if Est()._loss_name not in SOLVERS[s].supported_losses:
-                    continue
-                if not any((est_name, d, s, e) in med for e in ("inf", "1.0")):
-                    out.append(f"{est_name} {d} {s}: not run")
-    return out
-
-
-def _misses(est, d, s, e, v, sk, base, base_name):
-    """The targets of issue 14 that the median ``v`` of a cell misses."""
-    if v is None:
-        return [f"{est} {d} {s} eps={e}: not run"]
-    out = []
-    regression = est == "Ridge"
-    if e == "inf":
-        if v < sk - (0.02 if regression else 0.01):
-            out.append(
-                f"{est} {d} {s} eps=inf: {v:.4f} vs scikit-learn {sk:.4f} "
-                "(non-private limit)"
-            )
-        return out
-    eps = float(e)
-    if eps >= 0.5 and v <= base + 1e-9:
-        out.append(f"{est} {d} {s} eps={e}: {v:.4f} <= {base_name} {base:.4f}")
-    if d == "california" and v < -0.1:
-        out.append(f"{est} {d} {s} eps={e}: R^2 {v:.4f} < -0.1")
-    if d == "adult" and e == "1.0":
-        target = 0.80 if s in PURE else 0.835
-        if v < target:
-            out.append(f"{est} {d} {s} eps=1: {v:.4f} < target {target}")
-    return out
+    order = ("LogisticRegression", "LinearSVC", "Ridge")
+    return [
+        (est_name, d, s)
+        for est_name in order
+        for d in CLASSIFICATION + REGRESSION
+        if est_name in _estimators(d)
+        for fam in FAMILIES.values()
+        for s in fam
+        if _estimators(d)[est_name]()._loss_name in SOLVERS[s].supported_losses
+    ]
 
 
 def plot(records):
+    """One PNG per estimator: a panel per dataset, solvers grouped by family.
+
+    Filled markers: cells measured on a stamped commit; hollow: first-session
+    records (``s1``, not rerun); a triangle on a panel's floor: a median
+    below its scale; a grey "x" on the floor: a cell not run.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     med = medians(records)
+    legacy = defaultdict(set)
+    for r in records:
+        legacy[(r["estimator"], r["dataset"], r["solver"], str(r["epsilon"]))].add(
+            "commit" not in r
+        )
     eps_labels = ["0.1", "0.5", "1.0", "2.0", "inf"]
     colours = plt.cm.viridis(np.linspace(0.0, 0.9, len(eps_labels)))
+    matrix = _matrix()
     for est in sorted({r["estimator"] for r in records}):
         dsets = [
             d for d in CLASSIFICATION + REGRESSION if (est, d, "sklearn", "inf") in med
@@ -402,32 +400,51 @@ def plot(records):
         if not dsets:
             continue
         order = [s for fam in FAMILIES.values() for s in fam]
-        solvers = [s for s in order if any((est, d, s, "inf") in med for d in dsets)]
+        solvers = [s for s in order if any((est, d, s) in matrix for d in dsets)]
         ncol = 2
         nrow = math.ceil(len(dsets) / ncol)
-        height = 3.3 * nrow + 0.9
         fig, axes = plt.subplots(
-            nrow, ncol, figsize=(13, height), squeeze=False, sharex=True
+            nrow,
+            ncol,
+            figsize=(13, 3.1 * nrow + 1.2),
+            squeeze=False,
+            sharex=True,
+            layout="constrained",
         )
         for ax, d in zip(axes.flat, dsets):
-            x = np.arange(len(solvers))
-            for j, e in enumerate(eps_labels):
-                ys = [med.get((est, d, s, e), np.nan) for s in solvers]
-                ax.scatter(
-                    x + (j - 2) * 0.13, ys, s=16, color=colours[j], label=f"eps={e}"
-                )
             sk = med[(est, d, "sklearn", "inf")]
             base_name = "constant" if est == "Ridge" else "majority"
             base = med.get((est, d, base_name, "inf"), np.nan)
-            ax.axhline(sk, color="k", lw=1, label="scikit-learn")
-            ax.axhline(base, color="r", lw=1, ls="--", label=base_name)
             lo = min(base, sk) - 0.1 if est != "Ridge" else -0.3
-            ax.set_ylim(lo, max(sk, base) + 0.03)
+            top = [v for (e_, d_, _, _), v in med.items() if (e_, d_) == (est, d)]
+            hi = max(sk, base, *(v for v in top if np.isfinite(v))) + 0.03
+            ax.set_ylim(lo, hi)
+            floor = lo + 0.015 * (hi - lo)
+            for i, s in enumerate(solvers):
+                for j, e in enumerate(eps_labels):
+                    xi = i + (j - 2) * 0.14
+                    key = (est, d, s, e)
+                    v = med.get(key)
+                    if v is None or np.isnan(v):
+                        ax.scatter(xi, floor, s=14, marker="x", color="0.6", lw=0.8)
+                        continue
+                    old = legacy[key] == {True}
+                    ax.scatter(
+                        xi,
+                        max(v, floor),
+                        s=18,
+                        marker="v" if v < lo else "o",
+                        facecolors="none" if old else colours[j],
+                        edgecolors=colours[j],
+                        linewidths=1.0,
+                    )
+            ax.axhline(sk, color="k", lw=1)
+            ax.axhline(base, color="r", lw=1, ls="--")
             start = 0
             for members in FAMILIES.values():
                 k = sum(s in solvers for s in members)
                 if k and start:
-                    ax.axvline(start - 0.5, color="0.8", lw=0.8)
+                    ax.axvline(start - 0.5, color="0.75", lw=0.8)
                 start += k
             ax.set_title(d, fontsize=10)
             ax.set_ylabel("R^2" if est == "Ridge" else "accuracy", fontsize=8)
@@ -435,27 +452,43 @@ def plot(records):
             ax.grid(axis="y", alpha=0.3)
         for ax in axes.flat[len(dsets) :]:
             ax.set_visible(False)
-        for ax in axes[-1]:
+        for ax in axes.flat:
             ax.set_xticks(np.arange(len(solvers)))
             ax.set_xticklabels(solvers, rotation=60, ha="right", fontsize=7)
-        handles, labels = axes.flat[0].get_legend_handles_labels()
-        top = 1.0 - 0.9 / height  # 0.9 inch for the title and the legend
+            ax.tick_params(labelbottom=True)
+        handles = [
+            Line2D([], [], ls="", marker="o", color=c, label=f"eps={e}")
+            for e, c in zip(eps_labels, colours)
+        ]
+        handles += [
+            Line2D([], [], color="k", lw=1, label="scikit-learn"),
+            Line2D(
+                [],
+                [],
+                color="r",
+                lw=1,
+                ls="--",
+                label="constant" if est == "Ridge" else "majority",
+            ),
+            Line2D(
+                [],
+                [],
+                ls="",
+                marker="o",
+                mfc="none",
+                color="0.3",
+                label=f"hollow: {LEGACY} (first session)",
+            ),
+            Line2D([], [], ls="", marker="v", color="0.3", label="below the scale"),
+            Line2D([], [], ls="", marker="x", color="0.6", label="not run"),
+        ]
         fig.suptitle(
-            f"{est} at its defaults: median over seeds (points below a panel are "
-            "off its scale).\nFamilies, left to right: "
+            f"{est} at its defaults: median test score over seeds.  Families, left "
+            "to right: "
             + " | ".join(f for f in FAMILIES if any(s in solvers for s in FAMILIES[f])),
             fontsize=9,
-            y=0.998,
         )
-        fig.legend(
-            handles,
-            labels,
-            loc="upper center",
-            ncol=7,
-            fontsize=8,
-            bbox_to_anchor=(0.5, 1.0 - 0.3 / height),
-        )
-        fig.tight_layout(rect=(0, 0, 1, top))
+        fig.legend(handles=handles, loc="outside lower center", ncol=6, fontsize=8)
         path = RESULTS / f"defaults_{est}.png"
         fig.savefig(path, dpi=110)
         plt.close(fig)
@@ -472,7 +505,13 @@ def main():
     p.add_argument("--mnist-train", type=int, default=10_000)
     p.add_argument("--plot-only", action="store_true", help="no fits")
     p.add_argument("--out", default=None, help="write here (default defaults.json)")
-    p.add_argument("--merge", nargs="+", default=None, help="add these files' records")
+    p.add_argument(
+        "--merge",
+        nargs="+",
+        default=None,
+        help="merge these files (file or file=label; see merge())",
+    )
+    p.add_argument("--commit", default=None, help="stamp records with this label")
     args = p.parse_args()
     global OUT
     if args.out:
@@ -486,7 +525,10 @@ def main():
     if args.out:
         return
     plot(records)
-    text, misses = summary(records)
+    meta = json.loads(OUT.read_text()).get("meta", {})
+    text, misses = summary(
+        records, _matrix(), FAMILIES, CLASSIFICATION + REGRESSION, meta
+    )
     (RESULTS / "defaults.md").write_text(text)
     print(f"wrote {RESULTS / 'defaults.md'} ({len(misses)} cells miss a target)")
 
