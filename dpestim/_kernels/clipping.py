@@ -36,7 +36,6 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from ..losses import dloss
 from ..losses._kernels import dloss_only
 
 #: Rows per block of the dense kernel (a 128 x d gather buffer).
@@ -337,7 +336,7 @@ def _dense_blocks(
         for r in range(m):
             for k in range(K):
                 z[k] = Cm[r, k] + b[k]
-            dloss(loss, z, Yb[r], dz)
+            dloss_only(loss, z, Yb[r], dz)  # the value is not needed
             s = _clip_scale(dz, nb[r], fit_intercept, limit, l1)
             for k in range(K):
                 c = _store_toward_zero(Cm, r, k, s * dz[k])
