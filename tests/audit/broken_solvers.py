@@ -71,10 +71,8 @@ class NoClipping(DPSGD):
         )
 
 
-class HalfNoise(DPSGD):
-    """Adds half the calibrated noise, reports the calibrated event."""
-
-    name = "broken-half-noise"
+class _HalfNoise:
+    """Mixin: run with half the calibrated noise, report the calibrated event."""
 
     def solve(self, X, Y, plan, noise_multiplier, rng):
         result = super().solve(X, Y, plan, noise_multiplier / 2, rng)
@@ -83,6 +81,26 @@ class HalfNoise(DPSGD):
             dp_event=self.make_event(noise_multiplier, plan),
             noise_multiplier=noise_multiplier,
         )
+
+
+class _DoubledSensitivity:
+    """Mixin: clip at 2 x clip_norm with half the multiplier (the noise of
+    clip_norm), report the event of clip_norm."""
+
+    def solve(self, X, Y, plan, noise_multiplier, rng):
+        wide = dataclasses.replace(plan, clip_norm=2.0 * plan.clip_norm)
+        result = super().solve(X, Y, wide, noise_multiplier / 2, rng)
+        return dataclasses.replace(
+            result,
+            dp_event=self.make_event(noise_multiplier, plan),
+            noise_multiplier=noise_multiplier,
+        )
+
+
+class HalfNoise(_HalfNoise, DPSGD):
+    """Adds half the calibrated noise, reports the calibrated event."""
+
+    name = "broken-half-noise"
 
 
 class ShuffledAsPoisson(DPSGD):
@@ -122,48 +140,22 @@ class ShuffledAsPoisson(DPSGD):
         )
 
 
-class DoubledSensitivity(DPSGD):
+class DoubledSensitivity(_DoubledSensitivity, DPSGD):
     """Clips at 2 x clip_norm, adds the noise (and reports the event) of clip_norm."""
 
     name = "broken-doubled-sensitivity"
 
-    def solve(self, X, Y, plan, noise_multiplier, rng):
-        wide = dataclasses.replace(plan, clip_norm=2.0 * plan.clip_norm)
-        result = super().solve(X, Y, wide, noise_multiplier / 2, rng)
-        return dataclasses.replace(
-            result,
-            dp_event=self.make_event(noise_multiplier, plan),
-            noise_multiplier=noise_multiplier,
-        )
 
-
-class LaplaceHalfNoise(DPGD):
+class LaplaceHalfNoise(_HalfNoise, DPGD):
     """dp-gd (Laplace) adding half the calibrated noise."""
 
     name = "broken-laplace-half-noise"
 
-    def solve(self, X, Y, plan, noise_multiplier, rng):
-        result = super().solve(X, Y, plan, noise_multiplier / 2, rng)
-        return dataclasses.replace(
-            result,
-            dp_event=self.make_event(noise_multiplier, plan),
-            noise_multiplier=noise_multiplier,
-        )
 
-
-class LaplaceDoubledSensitivity(DPGD):
+class LaplaceDoubledSensitivity(_DoubledSensitivity, DPGD):
     """dp-gd (Laplace) clipping at 2 x clip_norm with the noise of clip_norm."""
 
     name = "broken-laplace-doubled-sensitivity"
-
-    def solve(self, X, Y, plan, noise_multiplier, rng):
-        wide = dataclasses.replace(plan, clip_norm=2.0 * plan.clip_norm)
-        result = super().solve(X, Y, wide, noise_multiplier / 2, rng)
-        return dataclasses.replace(
-            result,
-            dp_event=self.make_event(noise_multiplier, plan),
-            noise_multiplier=noise_multiplier,
-        )
 
 
 class ScdHalfNoise(DPSCD):
