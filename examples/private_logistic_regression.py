@@ -55,6 +55,18 @@ print(
 assert np.isclose(fixed.epsilon_, clf.epsilon_)
 
 # %%
+# Public bounds on the released model
+# -----------------------------------
+# ``clip_norm="auto"`` resolved to 1.0 for this private fit (``inf`` only at
+# ``epsilon=inf``), and ``coef_bound="auto"`` projected the released coefficients
+# on a ball of radius ``sqrt(2 loss(0) / alpha)`` that contains the optimum.
+# Both are public: they depend on the loss, ``alpha`` and the budget, never
+# on the data, and the projection is post-processing (no privacy cost).
+print(f"clip_norm_ = {clf.clip_norm_:g}, coef_bound_ = {clf.coef_bound_:.1f}")
+print(f"||coef_|| = {np.linalg.norm(clf.coef_):.2f} (at most coef_bound_)")
+assert np.linalg.norm(clf.coef_) <= clf.coef_bound_ * (1 + 1e-12)
+
+# %%
 # What the budget costs
 # ---------------------
 # The same configuration at several budgets (median of three seeds), beside the
