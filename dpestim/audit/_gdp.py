@@ -41,7 +41,7 @@ from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr, ndtri
 from scipy.stats import beta
 
-from ._audit import AuditResult, clopper_pearson_upper
+from ._statistics import AuditResult, clopper_pearson_upper
 
 __all__ = [
     "GaussianAuditResult",

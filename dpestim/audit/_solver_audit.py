@@ -13,14 +13,9 @@ import warnings
 import numpy as np
 from sklearn.base import clone
 
-from ._audit import (
-    _audit,
-    _CanaryScore,
-    _check_audit_args,
-    _kw,
-    _threshold_bounds,
-)
+from ._audit import _audit, _CanaryScore, _check_audit_args, _kw
 from ._gdp import gdp_lower_bound
+from ._statistics import _threshold_bounds
 
 __all__ = ["audit_solver"]
 

@@ -11,11 +11,12 @@ from .dp_lssgd import (
     smoothed_noise_variance_factor,
     smoothing_eigenvalues,
 )
-from .dp_scd import DPSCD, SeqDPSCD
+from .dp_scd import DPSCD
 from .dp_sgd import DPSGD
 from .dp_smd_sco import DPSMDSCO
 from .momentum import DPHB, DPMASG, DPNAG, DPMASGOpt, DPNAGOpt
 from .saddle import DPSGDA, DPSMD, DPSMDBR, SADDLE_SOLVERS, SaddlePlan
+from .seq_dp_scd import SeqDPSCD
 from .sgda import NoisySGDA
 
 __all__ = [

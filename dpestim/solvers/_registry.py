@@ -6,10 +6,11 @@ from .adp_sgd import ADPSGD, ADPAdaGrad
 from .base import BaseSolver
 from .dp_gd import DPGD
 from .dp_lssgd import DPLSSGD
-from .dp_scd import DPSCD, SeqDPSCD
+from .dp_scd import DPSCD
 from .dp_sgd import DPSGD
 from .dp_smd_sco import DPSMDSCO
 from .momentum import DPHB, DPMASG, DPNAG, DPMASGOpt, DPNAGOpt
+from .seq_dp_scd import SeqDPSCD
 
 __all__ = ["SOLVERS", "resolve_solver"]
 
