@@ -20,6 +20,7 @@ class _MomentumDefaults:
     """``"auto"`` constants of the momentum methods (see AcceleratedSolver)."""
 
     auto_step = 0.3
+    uses_momentum = True
     unclipped_step = 1.0
     #: Nesterov's momentum needs about the square root of dp-gd's
     #: iterations (heavy ball overrides this: it is not accelerated on

@@ -361,12 +361,14 @@ def test_accelerated_short_runs_take_larger_steps(solver):
         solver=solver, epsilon=0.5, classes=[0, 1], random_state=0
     ).fit(X, y)
     T = est.max_iter_
-    base = SOLVERS[solver].auto_step if solver != "dp-gd" else 6.0
+    # dp-gd's step; a momentum method's step / (1 - beta) (see the momentum
+    # plan tests below), 1 - beta = min(0.9, 4 / T)
+    shrink = 1.0 if solver == "dp-gd" else min(0.9, 4.0 / T)
     assert 1 <= T < 100
-    assert est.learning_rate_ == pytest.approx(base * min(100 / T, T))
+    assert est.learning_rate_ == pytest.approx(6.0 * min(100 / T, T) * shrink)
     assert est.score(Xt, yt) >= _majority(yt) + 0.1
     reg = Ridge(solver=solver, epsilon=0.5, y_bound=(-3, 3)).fit(X, X[:, 0])
-    assert reg.learning_rate_ <= min(SOLVERS[solver].auto_step, 1.5)
+    assert reg.learning_rate_ <= 1.5
 
 
 @pytest.mark.slow
@@ -384,3 +386,127 @@ def test_defaults_on_the_shared_datasets():
     assert seq.score(Xt, yt) >= 0.835  # was 0.581
     svc = LinearSVC(solver="dp-gd", epsilon=1.0, classes=[0, 1], random_state=0)
     assert svc.fit(X, y).score(Xt, yt) >= 0.80  # was 0.780
+
+
+# -- private momentum plans (i14accel) ------------------------------------------
+
+_MOMENTUM = ["dp-hb", "dp-nag", "dp-nag-opt", "dp-masg", "dp-masg-opt"]
+
+
+def _plan(loss, n=5000, d=20, K=1, alpha=1e-4):
+    from dpestim.solvers.base import ERMPlan
+
+    return ERMPlan(
+        n_samples=n,
+        n_features=d,
+        n_outputs=K,
+        loss=loss,
+        alpha=alpha,
+        fit_intercept=True,
+        clip_norm=1.0,
+        max_iter="auto",
+        batch_size="auto",
+        learning_rate="auto",
+    )
+
+
+def _momentum_of(solver, plan):
+    from dpestim.solvers._accelerated_schedules import _nag_momentum
+
+    L, mu = solver._constants(plan)
+    return float(_nag_momentum(solver.step_scale / L, mu))
+
+
+@pytest.mark.parametrize("solver", _MOMENTUM)
+@pytest.mark.parametrize("loss", [0, 1, 3])  # logistic, squared, squared hinge
+@pytest.mark.parametrize("n", [331, 5000, 50000])
+def test_private_momentum_plan_values(solver, loss, n):
+    """1 - beta = min(0.9, 4 / T); step / (1 - beta) = travel x dp-gd's step
+    (travel 1 for classifiers, 3 for regression, whose step is at most 1.5);
+    the strong-convexity constant is recorded when it exceeds alpha."""
+    plan = _plan(loss, n=n)
+    for eps in [0.1, 0.5, 1.0, 2.0]:
+        gd, _ = SOLVERS["dp-gd"]().resolve_hyperparameters(plan, eps, 0.0)
+        s = SOLVERS[solver]()
+        ours, resolved = s.resolve_hyperparameters(plan, eps, 0.0)
+        T = ours.max_iter
+        assert T == min(gd.max_iter, s.auto_max_iter)
+        beta = _momentum_of(s, ours)
+        assert 1.0 - beta == pytest.approx(min(0.9, 4.0 / T), rel=1e-9)
+        travel = 3.0 if loss == 1 else 1.0
+        want = travel * gd.learning_rate * min(0.9, 4.0 / T)
+        if loss == 1:
+            want = min(want, 1.5)
+        if T == gd.max_iter:  # else dp-gd's step at T (not at dp-gd's T)
+            assert ours.learning_rate == pytest.approx(want, rel=1e-12)
+        assert resolved["strong_convexity (momentum)"] == s._auto_mu > plan.alpha
+
+
+@pytest.mark.parametrize("solver", _MOMENTUM)
+def test_momentum_plan_only_for_private_auto_fits(solver):
+    """Explicit learning_rate / strong_convexity / momentum, and epsilon = inf,
+    keep the schedule's own momentum (mu = alpha)."""
+    plan = _plan(0)
+    cases = [
+        (SOLVERS[solver](), replace_lr(plan, 0.3), 1.0),
+        (SOLVERS[solver](strong_convexity=1e-3), plan, 1.0),
+        (SOLVERS[solver](), plan, math.inf),
+    ]
+    if solver == "dp-hb":
+        cases.append((SOLVERS[solver](momentum=0.5), plan, 1.0))
+    for s, p, eps in cases:
+        ours, resolved = s.resolve_hyperparameters(p, eps, 0.0)
+        assert s._auto_mu == 0.0
+        assert "strong_convexity (momentum)" not in resolved
+        _, mu = s._constants(ours)
+        assert mu == (s.strong_convexity or plan.alpha)
+
+
+def replace_lr(plan, lr):
+    from dataclasses import replace
+
+    return replace(plan, learning_rate=lr)
+
+
+@pytest.mark.parametrize("solver", ["dp-gd", *_MOMENTUM])
+@pytest.mark.parametrize("loss", [0, 1, 3])
+@pytest.mark.parametrize("n", [331, 750, 5000, 15000, 50000])
+def test_private_plan_is_monotone_in_epsilon(solver, loss, n):
+    """More budget never gives a noisier plan: T does not decrease and the
+    noise variance an iteration leaves on the iterate (effective step x the
+    square of the iteration's noise-to-signal ratio, see
+    ``noise_damped_rate``) does not increase, except in a classifier's short
+    runs (T < 10), whose step grows with T by design (``auto_travel_iter``),
+    and after a momentum regression step at its stability cap 1.5 (a run
+    of few iterations is close to gradient descent); up to 25%: ``T`` is an
+    integer (floored), so the ratio lies in (0.08, 0.1] on the rule's
+    curve. A momentum run settles ((1 - beta) T >= min(4, 0.9 T))."""
+    plan = _plan(loss, n=n)
+    last_T, last_noise, capped = 0, math.inf, False
+    for eps in [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 4.0, 8.0]:
+        s = SOLVERS[solver]()
+        ours, _ = s.resolve_hyperparameters(plan, eps, 0.0)
+        T = ours.max_iter
+        one_minus_beta = 1.0 if solver == "dp-gd" else 1.0 - _momentum_of(s, ours)
+        step = s.step_scale * ours.learning_rate / one_minus_beta
+        noise = step * s._noise_ratio(ours, eps, 0.0, T) ** 2
+        assert T >= last_T
+        if (loss == 1 or last_T >= 10) and not capped:
+            assert noise <= last_noise * 1.25
+        assert one_minus_beta * T >= min(4.0, 0.9 * T) * (1 - 1e-9)
+        last_T, last_noise = T, noise
+        capped = solver != "dp-gd" and ours.learning_rate == 1.5
+
+
+@pytest.mark.parametrize("solver", ["dp-gd", "dp-nag", "dp-masg-opt"])
+def test_warns_when_the_budget_affords_few_iterations(solver):
+    """Public: n, d, epsilon. 750 rows x 60 features at epsilon 0.5 afford
+    ~1.7 noise-damped iterations (German credit: the majority rate); 20x the
+    rows do not warn."""
+    X, y, _, _ = _separable(f"few-{solver}", 15000, 60)
+    small = LogisticRegression(solver=solver, epsilon=0.5, classes=[0, 1])
+    with pytest.warns(UtilityWarning, match="epsilon affords only about 1.7"):
+        small.fit(X[:750], y[:750])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UtilityWarning)
+        LogisticRegression(solver=solver, epsilon=0.5, classes=[0, 1]).fit(X, y)
