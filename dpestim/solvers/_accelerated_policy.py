@@ -97,6 +97,13 @@ class AutoPolicyMixin:
         (35 iterations, step 6 -> 17), LinearSVC dp-gd on Adult 0.78 ->
         0.83, digits 0.03-0.23 -> 0.2-0.38 (1 iteration instead of 5);
         Adult unchanged (103 iterations, step 6).
+        A private momentum plan (dp-hb, dp-nag, dp-masg and "-opt", with
+        ``strong_convexity`` and ``momentum`` unset) starts from dp-gd's step
+        ``g`` and takes ``1 - beta = min(0.9, 4 / T)`` with the step ``g (1 -
+        beta)`` (Ridge: ``3 g (1 - beta)``, at most 1.5), the effective step
+        ``step / (1 - beta)`` of dp-gd, through the strong-convexity constant
+        of its momentum (:meth:`_momentum_plan`, reported as
+        ``strong_convexity (momentum)``).
         An unclipped non-private plan (``clip_norm = inf``) takes
         ``unclipped_max_iter`` iterations and the step ``unclipped_step / L``
         instead, ``L`` the smoothness of the (batch's) mean loss from the
