@@ -440,6 +440,8 @@ def test_private_momentum_plan_values(solver, loss, n):
         if T == gd.max_iter:  # else dp-gd's step at T (not at dp-gd's T)
             assert ours.learning_rate == pytest.approx(want, rel=1e-12)
         assert resolved["strong_convexity (momentum)"] == s._auto_mu > plan.alpha
+        if "masg" in solver:  # stages from alpha, not the momentum floor
+            assert (s.schedule(ours)[3] == 1).all()
 
 
 @pytest.mark.parametrize("solver", _MOMENTUM)
