@@ -163,6 +163,10 @@ class BaseSolver(BaseEstimator):
     #: ``"auto"`` learning rate of an unclipped non-private plan, in units of
     #: ``1 / L`` (:func:`~dpestim.solvers._policy.unclipped_smoothness`).
     unclipped_step = 1.0
+    #: Whether a private ``"auto"`` learning rate is capped so that a run
+    #: lengthened to :data:`~dpestim.solvers._policy.TRAVEL_STEPS` steps
+    #: travels no farther (:func:`~dpestim.solvers._policy.poisson_step`).
+    travel_capped_step = True
 
     def validate_params(self):
         """Check the solver's parameters against ``_parameter_constraints``.
@@ -234,10 +238,12 @@ class BaseSolver(BaseEstimator):
             ``hyperparameters_`` and the privacy report.
         """
         D = plan.n_outputs * (plan.n_features + int(plan.fit_intercept))
-        T = _policy.poisson_steps(plan.n_samples, D, epsilon, delta)
+        T = _policy.poisson_steps(plan.n_samples, D, epsilon, delta, plan.loss)
         B = plan.batch_size
         if _policy.is_auto(B):
             B = _policy.poisson_batch_size(plan.n_samples, T)
+            if _policy.travel_bound(plan.loss, plan.n_samples, D, epsilon, delta):
+                B = max(B, _policy.travel_batch_size(plan.n_samples, D, T))
         smooth = _policy.unclipped_smoothness(plan, min(B, plan.n_samples))
         E = plan.max_iter
         if _policy.is_auto(E):
@@ -258,9 +264,27 @@ class BaseSolver(BaseEstimator):
                 else 0.0
             )
             ratio = sigma * math.sqrt(D) / min(B, plan.n_samples)
-            lr = _policy.noise_damped_rate(0.5, ratio)
+            lr = _policy.noise_damped_rate(_policy.POISSON_STEP, ratio)
+            if self.travel_capped_step:
+                unit = replace(
+                    plan, max_iter=int(E), batch_size=int(B), learning_rate=1.0
+                )
+                steps = self.n_steps(unit) * self.mean_step_factor(unit)
+                cap = _policy.poisson_step(
+                    plan.loss, plan.n_samples, D, epsilon, delta, steps
+                )
+                lr = min(lr, cap)
         plan = replace(plan, max_iter=int(E), batch_size=int(B), learning_rate=lr)
         return plan, {"max_iter": plan.max_iter, "batch_size": B, "learning_rate": lr}
+
+    def mean_step_factor(self, plan):
+        """Mean step of the run on ``plan`` in units of ``learning_rate`` (1).
+
+        Solvers with a step-size schedule return its mean, so that the
+        travel cap of :func:`~dpestim.solvers._policy.poisson_step` bounds
+        the distance the whole schedule travels.
+        """
+        return 1.0
 
     def unclipped_epochs(self, epochs):
         """``"auto"`` epochs of an unclipped non-private plan.

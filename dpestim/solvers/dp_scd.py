@@ -373,7 +373,7 @@ class DPSCD(BaseSolver):
         The learning rate is not used by dual coordinate descent and is not
         reported.
         """
-        E, B = _policy.scd_plan(plan.n_samples, epsilon, delta)
+        E, B = _policy.scd_plan(plan.n_samples, epsilon, delta, loss=plan.loss)
         if not _policy.is_auto(plan.batch_size):
             B = plan.batch_size
             if _policy.is_auto(plan.max_iter):
