@@ -214,7 +214,8 @@ class BaseSolver(BaseEstimator):
         The default is the rule of the Poisson-sampled gradient solvers
         (:mod:`dpestim.solvers._policy`): ``T`` steps where a step's noise
         reaches 0.3 x the largest clipped signal (``T = (0.3 epsilon n)^2 /
-        (D log(1 / delta))`` in ``[50, 2000]``, 2,000 without noise),
+        (D log(1 / delta))`` in ``[50, 2000]``, 2,000 without noise; at
+        least 200 for a classifier, see below),
         ``batch_size = max(32, 1.5 sqrt(n), 10 n / T)`` (at most ``n``),
         ``max_iter`` the epochs giving ``T`` steps (at least 10; at least
         :meth:`unclipped_epochs` for an unclipped non-private plan),
@@ -226,6 +227,12 @@ class BaseSolver(BaseEstimator):
         B`` of a step exceeds 1 (``sigma`` the noise multiplier of this
         plan's Poisson-subsampled Gaussian event, ``D`` the noised
         coordinates; :func:`~dpestim.solvers._policy.noise_damped_rate`).
+        When the noise rule gives a classifier fewer than 200 steps (small
+        ``epsilon n``), the run takes 200 steps in batches of
+        :func:`~dpestim.solvers._policy.travel_batch_size` and its
+        learning rate is at most ``travel / (steps * mean_step_factor)``
+        (:func:`~dpestim.solvers._policy.poisson_step`; not for solvers
+        with ``travel_capped_step = False``).
         Solvers with other knobs override it; explicit values are kept.
 
         Returns
