@@ -408,8 +408,9 @@ def noise_damped_rate(rate, ratio, ref=MINIBATCH_NOISE_TO_SIGNAL):
     return rate * max((ref / ratio) ** 2, 1e-12)
 
 
-#: Target standard deviation of the noise dp-scd leaves on each coefficient.
-SCD_NOISE = 0.1
+#: Target standard deviation of the noise dp-scd leaves on each coefficient
+#: (see :func:`scd_plan`; was 0.1).
+SCD_NOISE = 0.3
 
 
 def scd_plan(n_samples, epsilon, delta, epochs=MIN_EPOCHS, loss=LOGISTIC):
