@@ -73,7 +73,7 @@ def test_travel_batch_and_step():
         (750, 1.0, LOGISTIC, (11, 41)),  # German: was (10, 340), 22 steps
         (750, 0.5, LOGISTIC, (11, 69)),  # 120 steps (2 tau = 110)
         (750, 0.5, SQUARED_HINGE, (11, 114)),  # 66 steps
-        (331, 0.5, SQUARED, (11, 98)),  # diabetes: 34 steps; was 4 full-batch
+        (331, 0.5, SQUARED, (11, 195)),  # diabetes: 18 steps; was 4 full-batch
         (32561, 1.0, LOGISTIC, (10, 271)),  # Adult: the base batch (was 340)
         (37311, 0.5, LOGISTIC, (10, 290)),  # w8a: noise 0.3 (was 679 at 0.1)
         (10, 0.1, LOGISTIC, (1, 10)),  # tiny budget: full batch, 1 epoch
