@@ -419,7 +419,7 @@ def noise_damped_rate(rate, ratio, ref=MINIBATCH_NOISE_TO_SIGNAL):
 SCD_NOISE = 0.3
 
 
-def scd_plan(n_samples, epsilon, delta, epochs=MIN_EPOCHS, loss=LOGISTIC):
+def scd_plan(n_samples, epsilon, delta, epochs=MIN_EPOCHS, loss=LOGISTIC, n_outputs=1):
     """``(epochs, batch)`` of dual coordinate descent (dp-scd) for a budget.
 
     dp-scd adds noise to the shared vector ``v`` in every step and never
@@ -444,13 +444,19 @@ def scd_plan(n_samples, epsilon, delta, epochs=MIN_EPOCHS, loss=LOGISTIC):
     Poisson rule's), with more epochs if that batch floor binds. Where that
     is fewer than ``epochs`` steps, the run is full-batch and lowers ``E``
     instead (at least 1).
+
+    With ``K = n_outputs > 1`` (one-vs-rest) the ``K`` runs compose, so each
+    has about ``epsilon / sqrt(K)``: the rule plans each run for that budget
+    (MNIST, ``K = 10``: planning for ``epsilon`` took three times too many
+    steps, 0.755 / 0.713 against 0.767 / 0.745 at epsilon 0.5,
+    LogisticRegression / LinearSVC).
     """
     n = int(n_samples)
     base = poisson_batch_size(n)
     if math.isinf(epsilon):
         return poisson_epochs(n, base, MAX_STEPS), base
     log_d = math.log(1.0 / max(delta, 1e-300))
-    epsilon = min(epsilon, _LARGE_EPSILON)
+    epsilon = min(epsilon, _LARGE_EPSILON) / math.sqrt(max(1, n_outputs))
     q = epochs * math.sqrt(log_d) / (SCD_NOISE * epsilon * n)
     B = max(base, min(n, math.ceil(q * n)))
     tau = travel(loss, n, epsilon, delta)  # inf: delta outside (0, 1)

@@ -375,7 +375,9 @@ class DPSCD(BaseSolver):
         The learning rate is not used by dual coordinate descent and is not
         reported.
         """
-        E, B = _policy.scd_plan(plan.n_samples, epsilon, delta, loss=plan.loss)
+        E, B = _policy.scd_plan(
+            plan.n_samples, epsilon, delta, loss=plan.loss, n_outputs=plan.n_outputs
+        )
         if not _policy.is_auto(plan.batch_size):
             B = plan.batch_size
             if _policy.is_auto(plan.max_iter):

@@ -76,11 +76,13 @@ def test_travel_batch_and_step():
         (331, 0.5, SQUARED, (11, 195)),  # diabetes: 18 steps; was 4 full-batch
         (32561, 1.0, LOGISTIC, (10, 271)),  # Adult: the base batch (was 340)
         (37311, 0.5, LOGISTIC, (10, 290)),  # w8a: noise 0.3 (was 679 at 0.1)
+        (10_000, 1.0, MULTINOMIAL, (10, 358)),  # MNIST, 10 outputs: eps / sqrt(10)
         (10, 0.1, LOGISTIC, (1, 10)),  # tiny budget: full batch, 1 epoch
     ],
 )
 def test_scd_plan_takes_enough_steps(n, eps, loss, plan):
-    assert _policy.scd_plan(n, eps, 1e-5, loss=loss) == plan
+    K = 10 if loss == MULTINOMIAL else 1
+    assert _policy.scd_plan(n, eps, 1e-5, loss=loss, n_outputs=K) == plan
 
 
 def _german_shaped(name, n=750, d=62):
