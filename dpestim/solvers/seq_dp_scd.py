@@ -67,7 +67,10 @@ class SeqDPSCD(DPSCD):
     noise multiplier of that plan, public), never above the relative rule's
     ``alpha n / L``: the updates are mostly clipped sign steps whose signs
     the dual noise does not randomise. Without noise, ``learning_rate =
-    alpha n / L`` (the relative rule) with :class:`DPSCD`'s batch and passes.
+    alpha n / L`` (the relative rule) with :class:`DPSCD`'s batch and passes,
+    and, unclipped (``clip_norm = inf``, where the run is plain SDCA), at
+    least the passes its conditioning needs
+    (:func:`~dpestim.solvers._policy.seq_scd_unclipped_epochs`).
     The clip bound depends on public quantities only, and the privacy
     argument above holds for any ``C``.
 
