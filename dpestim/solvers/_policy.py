@@ -520,3 +520,32 @@ def seq_scd_step(n_samples, batch, epochs, noise_multiplier, alpha_n=math.inf):
     """
     s = 2.0 * max(noise_multiplier, 1e-12) * math.sqrt((batch + 1.0) * n_samples)
     return min(SEQ_SCD_NOISE / math.sqrt(epochs), alpha_n) / (math.sqrt(epochs) * s)
+
+
+#: e-folds of the dual suboptimality a non-private seq-dp-scd run asks for
+#: (see :func:`seq_scd_unclipped_epochs`).
+SEQ_SCD_EFOLDS = 5.0
+
+
+def seq_scd_unclipped_epochs(n_samples, n_noisy, n_outputs, smoothness, alpha):
+    """Passes of a non-private, unclipped seq-dp-scd run (plain SDCA).
+
+    Without noise and clipping the sequential variant is stochastic dual
+    coordinate ascent with curvature factor 1, whose dual suboptimality
+    shrinks by about ``exp(-1 / (1 + L / (alpha n)))`` per pass (Shalev-Shwartz
+    and Zhang, 2013, Theorem 1, with ``L`` the smoothness of the mean loss,
+    :func:`unclipped_smoothness`). When ``L / (alpha n)`` is large (few rows,
+    small ``alpha``: German credit's squared hinge has ``L / (alpha n)``
+    about 440) the primal iterate ``v / (alpha n)`` is far from the optimum
+    until the dual has converged (the Poisson rule's 110 passes gave German
+    credit LinearSVC an objective 0.72 against the optimum's 0.563, and test
+    accuracy 0.59-0.71 against liblinear's 0.724; 3,000 passes reach 0.563).
+    The rule asks for :data:`SEQ_SCD_EFOLDS` e-folds, ``E = 5 (1 + L / (alpha
+    n))`` passes, at most the work budget :data:`SEQ_SCD_WORK` (``E n K D``
+    coordinate updates of ``D = n_noisy`` features). ``L`` reads the row norms,
+    so this is for non-private plans only (as :func:`unclipped_smoothness`).
+    """
+    n = max(1, int(n_samples))
+    E = SEQ_SCD_EFOLDS * (1.0 + smoothness / (alpha * n))
+    work = float(n) * max(1, n_noisy) * max(1, n_outputs)
+    return int(max(1, min(math.ceil(E), math.floor(SEQ_SCD_WORK / work))))
