@@ -172,7 +172,7 @@ def poisson_steps(n_samples, n_noisy, epsilon, delta, loss=None):
     log_d = math.log(1.0 / delta)
     epsilon = min(epsilon, _LARGE_EPSILON)  # keeps the square finite
     T = (POISSON_NOISE_TO_SIGNAL * epsilon * n_samples) ** 2 / (max(1, n_noisy) * log_d)
-    if loss is not None and loss != SQUARED:
+    if travel_bound(loss, n_samples, n_noisy, epsilon, delta):
         T = max(T, TRAVEL_STEPS)
     return int(min(MAX_STEPS, max(MIN_STEPS_PRIVATE, math.floor(T))))
 
@@ -267,9 +267,14 @@ def travel_bound(loss, n_samples, n_noisy, epsilon, delta):
 
     True when the noise-to-signal rule of :func:`poisson_steps` alone gives
     fewer than :data:`TRAVEL_STEPS` steps, for a classification loss and a
-    private budget (``0 < delta < 1``).
+    private budget (``0 < delta < 1``) whose :func:`travel` is at least one
+    step of :data:`POISSON_STEP` (a vanishing budget, e.g. ``epsilon n <
+    3.4``, keeps the noise rule: lengthening a run that cannot move only
+    raises its noise multiplier).
     """
     if math.isinf(epsilon) or not 0 < delta < 1 or loss is None or loss == SQUARED:
+        return False
+    if travel(loss, n_samples, epsilon, delta) < POISSON_STEP:
         return False
     e = min(epsilon, _LARGE_EPSILON)
     T = (POISSON_NOISE_TO_SIGNAL * e * n_samples) ** 2 / (

@@ -154,3 +154,9 @@ def test_german_credit_learns_beyond_the_majority():
             for s in range(5)
         ]
         assert np.median(scores) > majority, (solver, eps, scores)
+
+
+def test_a_vanishing_budget_keeps_the_noise_rule():
+    # travel below one step of 0.5: lengthening would only raise the noise
+    assert not _policy.travel_bound(LOGISTIC, 20, 4, 1e-300, 1e-5)
+    assert _policy.poisson_steps(20, 4, 1e-300, 1e-5, LOGISTIC) == 50
