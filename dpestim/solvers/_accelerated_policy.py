@@ -50,11 +50,11 @@ class AutoPolicyMixin:
     #: this many iterations.
     auto_travel_iter = 100
     #: Momentum methods only (``uses_momentum``), private ``"auto"`` step:
-    #: the momentum's strong-convexity constant is raised so that the
-    #: effective step ``step / (1 - beta)`` is at most ``auto_momentum_travel``
-    #: times dp-gd's ``"auto"`` step and a run of ``T`` iterations has
-    #: ``(1 - beta) T >= auto_momentum_settle`` (see
-    #: :meth:`_momentum_strong_convexity`).
+    #: ``1 - beta = min(0.9, auto_momentum_settle / T)`` and the effective
+    #: step ``step / (1 - beta)`` is ``auto_momentum_travel`` (regression:
+    #: ``auto_momentum_travel_regression``) times dp-gd's ``"auto"`` step,
+    #: through the momentum's strong-convexity constant (see
+    #: :meth:`_momentum_plan`).
     auto_momentum_travel = 1.0
     auto_momentum_travel_regression = 3.0
     auto_momentum_settle = 4.0
@@ -179,17 +179,18 @@ class AutoPolicyMixin:
         ``T``, which the rule sets from epsilon: the utility was not
         monotone in epsilon (Ridge on diabetes, epsilon 1 / 2: R^2 0.0 /
         -0.86; California dp-hb 0.26 / -0.06; LinearSVC dp-hb on Adult 0.818
-        / 0.792). The private rule instead takes ``1 - beta = min(1,
-        auto_momentum_settle / T)`` (at most 0.9; the oscillation of a run of ``T``
+        / 0.792). The private rule instead takes ``1 - beta = min(0.9,
+        auto_momentum_settle / T)`` (the oscillation of a run of ``T``
         iterations decays by ``beta^(T / 2) <= e^(-settle / 2)``: the last
-        iterate has settled) and the step ``step = H (1 - beta)``, so that
-        the effective step ``step / (1 - beta)`` is ``H = auto_momentum_travel
-        x`` dp-gd's ``"auto"`` step ``gd_step`` for the same plan (the
-        momentum averages the noisy gradients of its last ``1 / (1 - beta)``
-        iterations instead of amplifying them); for regression the step is
-        at most ``1.5 / L``. The constant is the ``mu`` that gives this
-        ``beta``: ``sqrt(mu step) = (1 - beta) / (1 + beta)``. Public: the
-        plan's loss, ``T`` and dp-gd's step.
+        iterate has settled; ``beta >= 0.1`` keeps ``mu step < 1``) and
+        the step ``step = H (1 - beta)``, so that the effective step
+        ``step / (1 - beta)`` is ``H = auto_momentum_travel x`` dp-gd's
+        ``"auto"`` step ``gd_step`` for the same plan (regression:
+        ``auto_momentum_travel_regression = 3`` x, the step at most ``1.5 /
+        L``): the momentum averages the noisy gradients of its last ``1 / (1
+        - beta)`` iterations instead of amplifying them. The constant is the
+        ``mu`` that gives this ``beta``: ``sqrt(mu step) = (1 - beta) / (1 +
+        beta)``. Public: the plan's loss, ``T`` and dp-gd's step.
         """
         # at most 0.9 (beta >= 0.1): the schedules need mu step < 1
         one_minus_beta = min(0.9, self.auto_momentum_settle / T)
@@ -238,8 +239,8 @@ class AutoPolicyMixin:
         * the whole budget affords fewer than ``few_iterations`` (5)
           iterations whose noise stays at 0.1 x the clipped signal (the
           number :func:`~dpestim.solvers._policy.full_batch_steps` would
-          give, before its floor). Measured: German credit (750 rows, 61
-          features; 1.7 / 3.4 such iterations at epsilon 0.5 / 1): every
+          give, before its floor). Measured: German credit (750 rows, 63
+          features; 1.7 / 3.3 such iterations at epsilon 0.5 / 1): every
           setting of an oracle grid over ``max_iter`` x ``learning_rate``
           (dp-gd, dp-nag, 3 seeds) stays at or below the majority rate;
           diabetes Ridge (331 rows; 1.8 / 3.5) at R^2 ~0; digits (about 0.3
