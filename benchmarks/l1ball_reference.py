@@ -8,8 +8,9 @@ epsilon = inf reference is therefore not ``sklearn.LogisticRegression(C=1 /
 scikit-learn's l1-**penalised** solvers on the same lifted features: the
 penalised optimum ``w(C)`` of ``||w||_1 + C sum loss`` solves the constrained
 problem with radius ``||w(C)||_1``, so ``C`` is bisected (in log scale)
-until ``||w(C)||_1 = R`` (relative 1e-3; saga, the multiclass case, at
-tolerance 1e-3: an accuracy reference, not a certificate), or the largest
+until ``||w(C)||_1 = R`` (``C n`` in [1e-2, 1e4]; relative 1e-3; saga,
+the multiclass case, at tolerance 1e-3: an accuracy reference, not a
+certificate), or the largest
 ``C`` tried is used when its optimum already lies inside the ball (the
 constraint does not bind).
 
@@ -22,6 +23,7 @@ constraint does not bind).
   common ``C`` is the joint l1 ball's multiplier).
 """
 
+import math
 import warnings
 
 import numpy as np
@@ -69,7 +71,9 @@ def l1ball_reference(est_name, X, y, radius, feature_bound=1.0, max_bisect=25):
             m = _model(est_name, 10.0**log_c, multiclass).fit(Xl, y)
         return m, float(np.abs(m.coef_).sum())
 
-    lo, hi = -6.0, 4.0
+    # C in [1e-2, 1e4] / n: the mean-loss l1 weight 1 / (C n) from 100 down
+    # to 1e-4 (liblinear can take minutes near C = 1e4 on Adult)
+    lo, hi = (math.log10(c / Xl.shape[0]) for c in (1e-2, 1e4))
     model, norm = fit(hi)
     if norm <= radius:  # the constraint does not bind at the largest C
         return model, norm
