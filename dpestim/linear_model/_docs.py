@@ -46,11 +46,14 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
     batch_size : int or "auto", default="auto"
         Expected batch size of Poisson sampling: every record enters each step
         independently with probability ``min(1, batch_size / n_samples)``.
-        ``"auto"``: about ``1.5 sqrt(n_samples)`` (at least 32). Full-batch
+        ``"auto"``: about ``1.5 sqrt(n_samples)`` (at least 32; larger when
+        the budget allows few steps or, for a classifier, when ``epsilon
+        n`` is small: see the solver guide's "Defaults"). Full-batch
         solvers do not use it.
     learning_rate : float or "auto", default="auto"
         Constant step size (the base of the schedule for scheduled solvers).
-        ``"auto"``: 0.5 for the Poisson mini-batch solvers, ``10 /
+        ``"auto"``: 0.5 for the Poisson mini-batch solvers (smaller for a
+        classifier on small data, whose run is lengthened to 200 steps), ``10 /
         clip_norm`` for dp-gd and ``0.3 / clip_norm`` for the momentum
         methods (their L1-clipped gradients are smaller; classifiers take
         larger steps when the budget allows few iterations); dp-scd does

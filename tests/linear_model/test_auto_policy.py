@@ -352,6 +352,61 @@ def test_seq_dp_scd_warns_when_the_dual_noise_swamps_the_updates():
         est.fit(X, y)
 
 
+def test_seq_scd_unclipped_epochs_rule_values():
+    """5 e-folds of plain SDCA, 5 (1 + L / (alpha n)) passes, within the work
+    budget (German credit's squared hinge: L / (alpha n) = 440)."""
+    from dpestim.solvers._policy import SEQ_SCD_WORK, seq_scd_unclipped_epochs
+
+    assert seq_scd_unclipped_epochs(750, 64, 1, 33.0, 1e-4) == 2205
+    assert seq_scd_unclipped_epochs(1000, 10, 1, 0.1, 1.0) == 6  # well conditioned
+    # MNIST-sized one-vs-rest: the work budget binds
+    E = seq_scd_unclipped_epochs(10_000, 785, 10, 200.0, 1e-4)
+    assert E == math.floor(SEQ_SCD_WORK / (10_000 * 785 * 10)) == 12
+    assert seq_scd_unclipped_epochs(10**9, 10**3, 10, 1.0, 1e-4) == 1
+
+
+def test_seq_dp_scd_nonprivate_reaches_the_optimum_when_ill_conditioned():
+    """epsilon = inf, clip_norm='auto' (unclipped): plain SDCA with small
+    alpha n needs more passes than the Poisson rule's (German credit
+    LinearSVC: 0.684 against liblinear's 0.724 with 110 passes)."""
+    from sklearn.svm import LinearSVC as SkLinearSVC
+
+    from dpestim.solvers._policy import seq_scd_unclipped_epochs
+
+    rng = _rng("seq-sdca")
+    n, d, alpha = 400, 20, 1e-4
+    X = rng.normal(size=(n, d)) * 0.9
+    w = rng.normal(size=d)
+    y = (X @ w / np.linalg.norm(w) + rng.normal(size=n) + 0.5 > 0).astype(int)
+    s = 2.0 * y - 1.0
+
+    def objective(est):
+        m = s * (X @ est.coef_[0] + est.intercept_[0])
+        sq = est.coef_[0] @ est.coef_[0] + est.intercept_[0] ** 2
+        return np.mean(np.maximum(0.0, 1.0 - m) ** 2) + alpha / 2 * sq
+
+    sk = SkLinearSVC(C=1 / (alpha * n), tol=1e-8, max_iter=100_000).fit(X, y)
+    ref = objective(sk)
+    est = LinearSVC(
+        solver="seq-dp-scd", epsilon=math.inf, alpha=alpha, classes=[0, 1]
+    ).fit(X, y)
+    L = 2.0 * np.mean(np.sum(X * X, axis=1) + 1.0) + alpha  # rows (x, 1)
+    assert est.max_iter_ == seq_scd_unclipped_epochs(n, d + 1, 1, L, alpha) > 4000
+    assert objective(est) <= ref * (1 + 1e-3)
+    # the premise: the former 110 passes stop far from the optimum
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UtilityWarning)
+        short = LinearSVC(
+            solver="seq-dp-scd",
+            epsilon=math.inf,
+            alpha=alpha,
+            max_iter=110,
+            classes=[0, 1],
+            random_state=0,
+        ).fit(X, y)
+    assert objective(short) > ref * 1.1
+
+
 def test_dp_smd_sco_warns_only_when_the_run_cannot_leave_the_centre():
     """Public rule: the log-weight travel ``T tau L0`` (``n eps0 / 4`` at the
     privacy cap) against ``3 ln(2 K p)``; no Gaussian-noise warning."""
