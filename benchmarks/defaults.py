@@ -72,6 +72,8 @@ FAMILIES = {
 }
 
 FULL_BATCH = set(FAMILIES["accelerated (Laplace, pure DP)"])
+#: Solvers whose eps=inf default fit draws no random numbers: run once.
+DETERMINISTIC_INF = FULL_BATCH | {"dp-smd-sco"}
 
 CLASSIFICATION = ["adult", "phishing", "w8a", "mnist", "compas", "german"]
 CLASSIFICATION += ["breast_cancer", "digits"]
@@ -232,7 +234,22 @@ def merge(paths):
     return data["records"]
 
 
-def _baselines(est_name, dataset, X, y, Xt, yt, metric, commit):
+def _l1ball_score(est_name, X, y, Xt, yt):
+    """dp-smd-sco's eps=inf reference: scikit-learn's optimum of its own
+    l1-ball problem at its default radius and feature bound
+    (``benchmarks/l1ball_reference.py``); ``(accuracy, cpu seconds)``."""
+    from l1ball_reference import l1ball_reference, lifted
+
+    from dpestim.solvers import DPSMDSCO
+
+    sco = DPSMDSCO()
+    t = time.process_time()
+    model, _ = l1ball_reference(est_name, X, y, sco.l1_radius, sco.feature_bound)
+    score = model.score(lifted(Xt, sco.feature_bound), yt)
+    return score, time.process_time() - t
+
+
+def _baselines(est_name, dataset, X, y, Xt, yt, metric, commit, l1ball=False):
     import scipy.sparse as sp
     from sklearn.metrics import r2_score
 
@@ -247,6 +264,8 @@ def _baselines(est_name, dataset, X, y, Xt, yt, metric, commit):
         ref = _sklearn(est_name, X.shape[0], 1e-4).fit(X, y)
     cpu = time.process_time() - t
     out.append(("sklearn", ref.score(Xt, yt), cpu))
+    if metric == "accuracy" and l1ball:
+        out.append(("sklearn-l1ball", *_l1ball_score(est_name, X, y, Xt, yt)))
     if metric == "accuracy":
         values, counts = np.unique(y, return_counts=True)
         out.append(("majority", float(np.mean(yt == values[np.argmax(counts)])), 0.0))
@@ -298,8 +317,14 @@ def run(args):
         for est_name, Est in _estimators(dataset).items():
             if args.estimators and est_name not in args.estimators:
                 continue
-            if (est_name, "sklearn", dataset, "inf", 0) not in done:
-                new = _baselines(est_name, dataset, X, y, Xt, yt, metric, commit)
+            l1ball = "dp-smd-sco" in solvers and metric == "accuracy"
+            if (est_name, "sklearn", dataset, "inf", 0) not in done or (
+                l1ball and (est_name, "sklearn-l1ball", dataset, "inf", 0) not in done
+            ):
+                new = _baselines(
+                    est_name, dataset, X, y, Xt, yt, metric, commit, l1ball
+                )
+                new = [r for r in new if _key(r) not in done]
                 records += new
                 done |= {_key(r) for r in new}
                 _save(meta, records)
@@ -312,7 +337,8 @@ def run(args):
                     # full-batch solvers draw no random numbers without noise:
                     # their epsilon=inf fit is the same for every seed, so it
                     # is run (and recorded) once
-                    deterministic = math.isinf(eps) and solver in FULL_BATCH
+                    # (dp-smd-sco's eps=inf default is its exact FISTA solve)
+                    deterministic = math.isinf(eps) and solver in DETERMINISTIC_INF
                     for seed in range(1 if deterministic else args.seeds):
                         rec = dict(
                             estimator=est_name,

@@ -46,14 +46,19 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
     batch_size : int or "auto", default="auto"
         Expected batch size of Poisson sampling: every record enters each step
         independently with probability ``min(1, batch_size / n_samples)``.
-        ``"auto"``: about ``1.5 sqrt(n_samples)`` (at least 32). Full-batch
+        ``"auto"``: about ``1.5 sqrt(n_samples)`` (at least 32; larger when
+        the budget allows few steps or, for a classifier, when ``epsilon
+        n`` is small: see the solver guide's "Defaults"). Full-batch
         solvers do not use it.
     learning_rate : float or "auto", default="auto"
         Constant step size (the base of the schedule for scheduled solvers).
-        ``"auto"``: 0.5 for the Poisson mini-batch solvers, ``10 /
-        clip_norm`` for dp-gd and ``0.3 / clip_norm`` for the momentum
-        methods (their L1-clipped gradients are smaller; classifiers take
-        larger steps when the budget allows few iterations); dp-scd does
+        ``"auto"``: 0.5 for the Poisson mini-batch solvers (smaller for a
+        classifier on small data, whose run is lengthened to 200 steps), ``10 /
+        clip_norm`` for dp-gd (classifiers take larger steps when the
+        budget allows few iterations); for the momentum methods, a private
+        fit takes dp-gd's step times ``1 - beta = min(0.9, 4 / max_iter)``
+        and sets the momentum ``beta`` to match (``0.3`` without noise);
+        dp-scd does
         not use it; for seq-dp-scd (``clip_mode="auto"``) it is the bound on
         each dual update per unit ``clip_norm`` (see
         :class:`~dpestim.solvers.SeqDPSCD`). Without clipping

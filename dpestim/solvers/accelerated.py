@@ -224,7 +224,8 @@ class AcceleratedSolver(AutoPolicyMixin, BaseSolver):
             raise ValueError(f"smoothness must be a positive finite number, got {L!r}.")
         mu = self.strong_convexity
         if mu is None:
-            mu = plan.alpha
+            # the "auto" rule's floor (private momentum plans; 0 otherwise)
+            mu = max(plan.alpha, self._auto_mu)
         if not (isinstance(mu, (int, float)) and math.isfinite(mu) and mu >= 0):
             raise ValueError(
                 f"strong_convexity must be a finite number >= 0, got {mu!r}."

@@ -33,6 +33,7 @@ accountant fast (the RDP of each distinct sampled Gaussian is computed once).
 
 import math
 import warnings
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -400,6 +401,17 @@ class ADPSGD(_AdaptiveNoiseSGD):
         """
         return 1.0 if self.schedule == "constant" else 2.0
 
+    def mean_step_factor(self, plan):
+        """Mean of the schedule per unit ``learning_rate`` (public).
+
+        About 0.46 for ``"invsqrt"`` with ``a = 20`` over 200 steps: German
+        credit (LogisticRegression, epsilon 0.5, 21 seeds) measured 0.704 at
+        learning rate 0.275 (dp-sgd's travel cap on the first step) and 0.716
+        at 0.5.
+        """
+        rates = self.learning_rates(replace(plan, learning_rate=1.0))
+        return float(np.mean(rates)) if len(rates) else 1.0
+
     def resolve_hyperparameters(self, plan, epsilon, delta):
         """The Poisson rule of the base class, and ``a`` for ``"invsqrt"``."""
         plan, resolved = super().resolve_hyperparameters(plan, epsilon, delta)
@@ -518,6 +530,8 @@ class ADPAdaGrad(_AdaptiveNoiseSGD):
             return "constant"
         return "alpha_t = (b0^2 + t C)^(1/4)"
 
+    #: Its steps already shrink with the noisy gradients it has seen.
+    travel_capped_step = False
     _max_step_text = "learning_rate / sqrt(b0_sq)"
 
     def max_step_size(self, plan):

@@ -163,6 +163,10 @@ class BaseSolver(BaseEstimator):
     #: ``"auto"`` learning rate of an unclipped non-private plan, in units of
     #: ``1 / L`` (:func:`~dpestim.solvers._policy.unclipped_smoothness`).
     unclipped_step = 1.0
+    #: Whether a private ``"auto"`` learning rate is capped so that a run
+    #: lengthened to :data:`~dpestim.solvers._policy.TRAVEL_STEPS` steps
+    #: travels no farther (:func:`~dpestim.solvers._policy.poisson_step`).
+    travel_capped_step = True
 
     def validate_params(self):
         """Check the solver's parameters against ``_parameter_constraints``.
@@ -210,7 +214,8 @@ class BaseSolver(BaseEstimator):
         The default is the rule of the Poisson-sampled gradient solvers
         (:mod:`dpestim.solvers._policy`): ``T`` steps where a step's noise
         reaches 0.3 x the largest clipped signal (``T = (0.3 epsilon n)^2 /
-        (D log(1 / delta))`` in ``[50, 2000]``, 2,000 without noise),
+        (D log(1 / delta))`` in ``[50, 2000]``, 2,000 without noise; at
+        least 200 for a classifier, see below),
         ``batch_size = max(32, 1.5 sqrt(n), 10 n / T)`` (at most ``n``),
         ``max_iter`` the epochs giving ``T`` steps (at least 10; at least
         :meth:`unclipped_epochs` for an unclipped non-private plan),
@@ -222,6 +227,12 @@ class BaseSolver(BaseEstimator):
         B`` of a step exceeds 1 (``sigma`` the noise multiplier of this
         plan's Poisson-subsampled Gaussian event, ``D`` the noised
         coordinates; :func:`~dpestim.solvers._policy.noise_damped_rate`).
+        When the noise rule gives a classifier fewer than 200 steps (small
+        ``epsilon n``), the run takes 200 steps in batches of
+        :func:`~dpestim.solvers._policy.travel_batch_size` and its
+        learning rate is at most ``travel / (steps * mean_step_factor)``
+        (:func:`~dpestim.solvers._policy.poisson_step`; not for solvers
+        with ``travel_capped_step = False``).
         Solvers with other knobs override it; explicit values are kept.
 
         Returns
@@ -234,10 +245,12 @@ class BaseSolver(BaseEstimator):
             ``hyperparameters_`` and the privacy report.
         """
         D = plan.n_outputs * (plan.n_features + int(plan.fit_intercept))
-        T = _policy.poisson_steps(plan.n_samples, D, epsilon, delta)
+        T = _policy.poisson_steps(plan.n_samples, D, epsilon, delta, plan.loss)
         B = plan.batch_size
         if _policy.is_auto(B):
             B = _policy.poisson_batch_size(plan.n_samples, T)
+            if _policy.travel_bound(plan.loss, plan.n_samples, D, epsilon, delta):
+                B = max(B, _policy.travel_batch_size(plan.n_samples, D, T))
         smooth = _policy.unclipped_smoothness(plan, min(B, plan.n_samples))
         E = plan.max_iter
         if _policy.is_auto(E):
@@ -258,9 +271,27 @@ class BaseSolver(BaseEstimator):
                 else 0.0
             )
             ratio = sigma * math.sqrt(D) / min(B, plan.n_samples)
-            lr = _policy.noise_damped_rate(0.5, ratio)
+            lr = _policy.noise_damped_rate(_policy.POISSON_STEP, ratio)
+            if self.travel_capped_step:
+                unit = replace(
+                    plan, max_iter=int(E), batch_size=int(B), learning_rate=1.0
+                )
+                steps = self.n_steps(unit) * self.mean_step_factor(unit)
+                cap = _policy.poisson_step(
+                    plan.loss, plan.n_samples, D, epsilon, delta, steps
+                )
+                lr = min(lr, cap)
         plan = replace(plan, max_iter=int(E), batch_size=int(B), learning_rate=lr)
         return plan, {"max_iter": plan.max_iter, "batch_size": B, "learning_rate": lr}
+
+    def mean_step_factor(self, plan):
+        """Mean step of the run on ``plan`` in units of ``learning_rate`` (1).
+
+        Solvers with a step-size schedule return its mean, so that the
+        travel cap of :func:`~dpestim.solvers._policy.poisson_step` bounds
+        the distance the whole schedule travels.
+        """
+        return 1.0
 
     def unclipped_epochs(self, epochs):
         """``"auto"`` epochs of an unclipped non-private plan.

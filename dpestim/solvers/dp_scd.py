@@ -367,13 +367,17 @@ class DPSCD(BaseSolver):
         The noise dp-scd leaves on the coefficients falls with the batch
         (see that function): ``"auto"`` takes 10 epochs and the smallest
         expected batch ``L`` (also the curvature factor) that keeps it near
-        0.1 x ``clip_norm``, at least the Poisson rule's ``1.5 sqrt(n)``;
+        0.3 x ``clip_norm``, at least the Poisson rule's ``1.5 sqrt(n)``,
+        and at least ``min(200, 2 tau)`` steps on small data
+        (:func:`~dpestim.solvers._policy.travel`);
         without noise, the Poisson rule (at least 100 epochs when the plan
         does not clip: the conditioning, not the noise, limits such a run).
         The learning rate is not used by dual coordinate descent and is not
         reported.
         """
-        E, B = _policy.scd_plan(plan.n_samples, epsilon, delta)
+        E, B = _policy.scd_plan(
+            plan.n_samples, epsilon, delta, loss=plan.loss, n_outputs=plan.n_outputs
+        )
         if not _policy.is_auto(plan.batch_size):
             B = plan.batch_size
             if _policy.is_auto(plan.max_iter):

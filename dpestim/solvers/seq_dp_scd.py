@@ -67,7 +67,10 @@ class SeqDPSCD(DPSCD):
     noise multiplier of that plan, public), never above the relative rule's
     ``alpha n / L``: the updates are mostly clipped sign steps whose signs
     the dual noise does not randomise. Without noise, ``learning_rate =
-    alpha n / L`` (the relative rule) with :class:`DPSCD`'s batch and passes.
+    alpha n / L`` (the relative rule) with :class:`DPSCD`'s batch and passes,
+    and, unclipped (``clip_norm = inf``, where the run is plain SDCA), at
+    least the passes its conditioning needs
+    (:func:`~dpestim.solvers._policy.seq_scd_unclipped_epochs`).
     The clip bound depends on public quantities only, and the privacy
     argument above holds for any ``C``.
 
@@ -100,7 +103,16 @@ class SeqDPSCD(DPSCD):
             return super().resolve_hyperparameters(plan, epsilon, delta)
         auto_lr = _policy.is_auto(plan.learning_rate)
         if math.isinf(epsilon) or not 0 < delta < 1:
+            auto_E = _policy.is_auto(plan.max_iter)
             plan, resolved = super().resolve_hyperparameters(plan, epsilon, delta)
+            smooth = _policy.unclipped_smoothness(plan)
+            if auto_E and smooth is not None:  # non-private plain SDCA
+                D = plan.n_features + int(plan.fit_intercept)
+                E = _policy.seq_scd_unclipped_epochs(
+                    plan.n_samples, D, plan.n_outputs, smooth, plan.alpha
+                )
+                plan = replace(plan, max_iter=max(plan.max_iter, E))
+                resolved["max_iter"] = plan.max_iter
         else:
             n, K = plan.n_samples, plan.n_outputs
             D = plan.n_features + int(plan.fit_intercept)
