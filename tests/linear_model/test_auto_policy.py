@@ -457,6 +457,33 @@ def test_dp_smd_sco_private_event_is_unchanged_for_explicit_parameters():
     assert est.n_iter_ == T and "method" not in dp
 
 
+@pytest.mark.parametrize("n", [50, 999, 5000, 100_000])
+@pytest.mark.parametrize("epsilon", [0.01, 1.0, 1e6])
+def test_dp_smd_sco_exact_solve_only_without_privacy(n, epsilon):
+    """Privacy guard: the exact (non-private) plan is reached only at
+    epsilon=inf. A private plan is the one-pass schedule (``max_iter=1``, one
+    batch per step), for every size, even at a huge finite epsilon and even
+    when Theorem 4.2's T equals the exact plan's iteration cap."""
+    from dpestim.solvers.base import ERMPlan
+    from dpestim.solvers.dp_smd_sco import EXACT_MAX_ITER
+
+    plan = ERMPlan(
+        n_samples=n, n_features=7, n_outputs=1, loss="logistic", alpha=1e-4,
+        fit_intercept=True, clip_norm=1.0, max_iter="auto", batch_size="auto",
+        learning_rate="auto",
+    )  # fmt: skip
+    solver = DPSMDSCO()
+    private, resolved = solver.resolve_hyperparameters(plan, epsilon, 1e-5)
+    assert not solver._exact_plan(private) and "method" not in resolved
+    assert private.max_iter == 1 and private.batch_size <= n
+    exact, resolved = solver.resolve_hyperparameters(plan, np.inf, 1e-5)
+    assert solver._exact_plan(exact) and exact.max_iter == EXACT_MAX_ITER
+    # an explicit T (even the cap's value) keeps the sampling algorithm
+    explicit = DPSMDSCO(max_iter=EXACT_MAX_ITER)
+    p2, _ = explicit.resolve_hyperparameters(plan, np.inf, 1e-5)
+    assert not explicit._exact_plan(p2)
+
+
 def test_dp_smd_sco_nonprivate_default_is_the_l1_ball_optimum():
     """epsilon=inf, max_iter=None: FISTA on the same problem; the l1 budget
     (intercept included) holds and the objective beats the sampling run."""
