@@ -479,7 +479,7 @@ def test_dp_smd_sco_exact_solve_only_without_privacy(n, epsilon):
     exact, resolved = solver.resolve_hyperparameters(plan, np.inf, 1e-5)
     assert solver._exact_plan(exact) and exact.max_iter == EXACT_MAX_ITER
     # an explicit T (even the cap's value) keeps the sampling algorithm
-    explicit = DPSMDSCO(max_iter=EXACT_MAX_ITER)
+    explicit = DPSMDSCO(max_iter=min(n, EXACT_MAX_ITER))
     p2, _ = explicit.resolve_hyperparameters(plan, np.inf, 1e-5)
     assert not explicit._exact_plan(p2)
 
