@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import sklearn.linear_model as sk
+from _solver_plans import erm_plan
 from twins import make_targets, np_dloss
 
 from dpestim import LinearSVC, LogisticRegression, Ridge
@@ -45,20 +46,8 @@ ACCEL = ["dp-gd", "dp-hb", "dp-nag", "dp-nag-opt", "dp-masg", "dp-masg-opt"]
 
 
 def _plan(n=60, d=4, K=1, loss=LOGISTIC, **kw):
-    base = dict(
-        n_samples=n,
-        n_features=d,
-        n_outputs=K,
-        loss=loss,
-        alpha=0.05,
-        fit_intercept=True,
-        clip_norm=0.8,
-        max_iter=12,
-        batch_size=256,
-        learning_rate=0.4,
-    )
-    base.update(kw)
-    return ERMPlan(**base)
+    kw = {"max_iter": 12, "batch_size": 256, "learning_rate": 0.4, **kw}
+    return erm_plan(n, d, K, loss, **kw)
 
 
 # -- NumPy twins ------------------------------------------------------------------

@@ -15,11 +15,12 @@ import pytest
 import scipy.sparse as sp
 import sklearn.linear_model as sk
 import sklearn.svm as sksvm
+from _solver_plans import erm_plan
 from twins import np_poisson_sample
 
 from dpestim import LinearSVC, LogisticRegression, Ridge
 from dpestim.losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
-from dpestim.solvers import DPSCD, SOLVERS, ERMPlan, SeqDPSCD, resolve_solver
+from dpestim.solvers import DPSCD, SOLVERS, SeqDPSCD, resolve_solver
 from dpestim.solvers.dp_scd import LOGISTIC_BOX, scd_loop
 
 LOSSES = (SQUARED, LOGISTIC, HINGE, SQUARED_HINGE)
@@ -105,20 +106,7 @@ def np_scd(X, y, loss, lam_n, sigma_prime, C, std, q, n_steps, sequential, cap, 
 
 
 def _plan(n=60, d=4, K=1, loss=LOGISTIC, **kw):
-    base = dict(
-        n_samples=n,
-        n_features=d,
-        n_outputs=K,
-        loss=loss,
-        alpha=0.05,
-        fit_intercept=True,
-        clip_norm=0.8,
-        max_iter=2,
-        batch_size=12,
-        learning_rate=0.3,
-    )
-    base.update(kw)
-    return ERMPlan(**base)
+    return erm_plan(n, d, K, loss, **{"max_iter": 2, "batch_size": 12, **kw})
 
 
 def _targets(loss, n, K, rng):

@@ -6,29 +6,18 @@ import dp_accounting as dpa
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _solver_plans import erm_plan
 from sklearn.base import clone
 from twins import make_targets, np_lazy_noisy_sgd, np_noisy_sgd
 
 from dpestim._kernels.lazy_noise import lazy_is_eager
 from dpestim.losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED
-from dpestim.solvers import DPGD, DPSGD, SOLVERS, BaseSolver, ERMPlan, resolve_solver
+from dpestim.solvers import DPGD, DPSGD, SOLVERS, BaseSolver, resolve_solver
 
 
 def _plan(n=50, d=4, K=1, loss=LOGISTIC, **kw):
-    base = dict(
-        n_samples=n,
-        n_features=d,
-        n_outputs=K,
-        loss=loss,
-        alpha=0.01,
-        fit_intercept=True,
-        clip_norm=0.7,
-        max_iter=3,
-        batch_size=10,
-        learning_rate=0.3,
-    )
-    base.update(kw)
-    return ERMPlan(**base)
+    kw = {"alpha": 0.01, "clip_norm": 0.7, "batch_size": 10, **kw}
+    return erm_plan(n, d, K, loss, **kw)
 
 
 @pytest.mark.parametrize("sparse", [False, True])

@@ -14,6 +14,7 @@ import zlib
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _solver_plans import erm_plan
 from scipy import stats
 from twins import make_targets, np_lazy_noisy_sgd
 
@@ -26,7 +27,7 @@ from dpestim._kernels.lazy_noise import (
     lazy_state,
 )
 from dpestim.losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED
-from dpestim.solvers import ADPSGD, DPSGD, ADPAdaGrad, ERMPlan
+from dpestim.solvers import ADPSGD, DPSGD, ADPAdaGrad
 from dpestim.solvers.dp_sgd import noisy_gradient_descent
 from dpestim.utils._rows import row_sq_norms
 
@@ -36,20 +37,7 @@ def _seed(*parts):
 
 
 def _plan(n, d, K, loss, **kw):
-    base = dict(
-        n_samples=n,
-        n_features=d,
-        n_outputs=K,
-        loss=loss,
-        alpha=0.05,
-        fit_intercept=True,
-        clip_norm=0.8,
-        max_iter=3,
-        batch_size=8,
-        learning_rate=0.3,
-    )
-    base.update(kw)
-    return ERMPlan(**base)
+    return erm_plan(n, d, K, loss, **kw)
 
 
 def _sparse_problem(n, d, K, loss, density, seed, empty_cols=()):
