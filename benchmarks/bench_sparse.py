@@ -78,7 +78,7 @@ def _estimators(E):
 
 
 def _fit(name, make, X, y):
-    from dpestim.solvers import dp_sgd
+    from dpestim.solvers.sgd import dp_sgd
 
     defaults = dp_sgd.noisy_gradient_descent.__kwdefaults__
     defaults["lazy"] = name != "dense_noise"

@@ -58,7 +58,7 @@ from dpestim import LogisticRegression
 from dpestim.exceptions import PrivacyBudgetWarning
 from dpestim.losses import LOGISTIC
 from dpestim.solvers import ADPSGD, ADPAdaGrad, ERMPlan
-from dpestim.solvers.adp_sgd import paper_noise_multiplier
+from dpestim.solvers.sgd.adp_sgd import paper_noise_multiplier
 
 RESULTS = Path(__file__).resolve().parent / "results"
 DELTA = 1e-5

@@ -35,8 +35,8 @@ from dpestim import (
     MinimaxLogisticRegression,
 )
 from dpestim.solvers import DPSGDA, DPSMD, DPSMDSCO
-from dpestim.solvers._games import planted_game
 from dpestim.solvers.saddle import SaddlePlan, run_saddle
+from dpestim.solvers.saddle._games import planted_game
 
 OUT = Path(__file__).parent / "results"
 DELTA = 1e-6

@@ -43,14 +43,15 @@ import scipy.sparse as sp
 from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent, SelfComposedDpEvent
 from sklearn.utils._param_validation import StrOptions
 
-from .._kernels import poisson_sample
-from ..losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
-from ..utils._progress import current_progress
-from . import _policy
-from .base import BaseSolver, SolverResult
-from .dp_sgd import DPSGD
+from ..._kernels import poisson_sample
+from ...losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
+from ...utils._progress import current_progress
+from .. import _policy
+from ..base import BaseSolver, SolverResult
+from ..sgd.dp_sgd import DPSGD
+from . import _policy as _coordinate_policy
 
-__all__ = ["DPSCD", "SeqDPSCD"]
+__all__ = ["DPSCD"]
 
 #: Box margin of the logistic dual variable, ``y alpha in [beta, 1 - beta]``.
 LOGISTIC_BOX = 1e-4
@@ -362,7 +363,9 @@ class DPSCD(BaseSolver):
             )
 
     def resolve_hyperparameters(self, plan, epsilon, delta):
-        """``batch_size`` and ``max_iter`` by :func:`~dpestim.solvers._policy.scd_plan`.
+        """``batch_size`` and ``max_iter`` by the family's ``scd_plan``.
+
+        See :func:`~dpestim.solvers.coordinate._policy.scd_plan`.
 
         The noise dp-scd leaves on the coefficients falls with the batch
         (see that function): ``"auto"`` takes 10 epochs and the smallest
@@ -375,7 +378,7 @@ class DPSCD(BaseSolver):
         The learning rate is not used by dual coordinate descent and is not
         reported.
         """
-        E, B = _policy.scd_plan(
+        E, B = _coordinate_policy.scd_plan(
             plan.n_samples, epsilon, delta, loss=plan.loss, n_outputs=plan.n_outputs
         )
         if not _policy.is_auto(plan.batch_size):
@@ -523,5 +526,11 @@ class DPSCD(BaseSolver):
         )
 
 
-# Import path of the sequential variant before it had its own module.
-from .seq_dp_scd import SeqDPSCD  # noqa: E402
+def __getattr__(name):
+    # ``from dpestim.solvers.coordinate.dp_scd import SeqDPSCD``, the import path of the
+    # sequential variant before it had its own module, without an import circle.
+    if name == "SeqDPSCD":
+        from .seq_dp_scd import SeqDPSCD
+
+        return SeqDPSCD
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,7 +10,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels import (
+from ..._kernels import (
     clipped_grad_sum,
     clipped_grad_sum_csr,
     l1_clipped_grad_sum,
@@ -18,8 +18,8 @@ from .._kernels import (
     poisson_sample_range,
     sample_without_replacement,
 )
-from .._kernels.discrete_laplace import snap_discrete_laplace
-from ..utils._rows import row_sq_norms
+from ..._kernels.discrete_laplace import snap_discrete_laplace
+from ...utils._rows import row_sq_norms
 
 # -- the loop ---------------------------------------------------------------------
 

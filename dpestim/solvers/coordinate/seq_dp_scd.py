@@ -11,7 +11,8 @@ from dataclasses import replace
 
 from sklearn.utils._param_validation import StrOptions
 
-from . import _policy
+from .. import _policy
+from . import _policy as _coordinate_policy
 from .dp_scd import DPSCD
 
 __all__ = ["SeqDPSCD"]
@@ -60,17 +61,17 @@ class SeqDPSCD(DPSCD):
     learning_rate`` and, for a private fit, ``"auto"`` takes a batch of 1 (the
     sensitivity ``2 C sqrt(L (L + 1))`` is the whole batch's movement: only
     subsampling helps), as many passes as a work budget allows
-    (:func:`~dpestim.solvers._policy.seq_scd_epochs`, 10 to 300) and
+    (:func:`~dpestim.solvers.coordinate._policy.seq_scd_epochs`, 10 to 300) and
     ``learning_rate = min(10 / sqrt(E), alpha n) / (sqrt(E) 2 sigma sqrt((L +
     1) n))``
-    (:func:`~dpestim.solvers._policy.seq_scd_step`, with ``sigma`` the
+    (:func:`~dpestim.solvers.coordinate._policy.seq_scd_step`, with ``sigma`` the
     noise multiplier of that plan, public), never above the relative rule's
     ``alpha n / L``: the updates are mostly clipped sign steps whose signs
     the dual noise does not randomise. Without noise, ``learning_rate =
     alpha n / L`` (the relative rule) with :class:`DPSCD`'s batch and passes,
     and, unclipped (``clip_norm = inf``, where the run is plain SDCA), at
     least the passes its conditioning needs
-    (:func:`~dpestim.solvers._policy.seq_scd_unclipped_epochs`).
+    (:func:`~dpestim.solvers.coordinate._policy.seq_scd_unclipped_epochs`).
     The clip bound depends on public quantities only, and the privacy
     argument above holds for any ``C``.
 
@@ -108,7 +109,7 @@ class SeqDPSCD(DPSCD):
             smooth = _policy.unclipped_smoothness(plan)
             if auto_E and smooth is not None:  # non-private plain SDCA
                 D = plan.n_features + int(plan.fit_intercept)
-                E = _policy.seq_scd_unclipped_epochs(
+                E = _coordinate_policy.seq_scd_unclipped_epochs(
                     plan.n_samples, D, plan.n_outputs, smooth, plan.alpha
                 )
                 plan = replace(plan, max_iter=max(plan.max_iter, E))
@@ -119,7 +120,7 @@ class SeqDPSCD(DPSCD):
             B = 1 if _policy.is_auto(plan.batch_size) else plan.batch_size
             E = plan.max_iter
             if _policy.is_auto(E):
-                E = _policy.seq_scd_epochs(n, D, K)
+                E = _coordinate_policy.seq_scd_epochs(n, D, K)
             plan = replace(plan, max_iter=int(E), batch_size=int(B))
             resolved = {"max_iter": plan.max_iter, "batch_size": plan.batch_size}
         relative = plan.alpha * plan.n_samples / self.batch(plan)
@@ -128,7 +129,7 @@ class SeqDPSCD(DPSCD):
             if not math.isinf(epsilon) and 0 < delta < 1:
                 plan = replace(plan, learning_rate=1.0)
                 nm = self.calibrate(epsilon, delta, plan, accountant="rdp")
-                step = _policy.seq_scd_step(
+                step = _coordinate_policy.seq_scd_step(
                     n, self.batch(plan), E, nm, alpha_n=plan.alpha * n
                 )
                 lr = min(relative, step)

@@ -30,7 +30,7 @@ import math
 import numba
 import numpy as np
 
-from ..losses._kernels import dloss
+from ...losses._kernels import dloss
 
 LINEAR = 0
 GAME = 1

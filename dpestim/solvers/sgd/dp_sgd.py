@@ -15,24 +15,24 @@ import numpy as np
 import scipy.sparse as sp
 from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent, SelfComposedDpEvent
 
-from .._kernels import (
+from ..._kernels import (
     clipped_grad_sum,
     clipped_grad_sum_csr,
     laplacian_smooth_inplace,
     poisson_sample_range,
     sampling_key,
 )
-from .._kernels.lazy_noise import (
+from ..._kernels.lazy_noise import (
     lazy_flush,
     lazy_is_eager,
     lazy_segment_length,
     lazy_sparse_sgd,
     lazy_state,
 )
-from ..losses import loss_value
-from ..utils._progress import current_progress
-from ..utils._rows import row_sq_norms
-from .base import BaseSolver, SolverResult
+from ...losses import loss_value
+from ...utils._progress import current_progress
+from ...utils._rows import row_sq_norms
+from ..base import BaseSolver, SolverResult
 
 __all__ = ["DPSGD", "noisy_gradient_descent"]
 

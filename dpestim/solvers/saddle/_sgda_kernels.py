@@ -32,9 +32,9 @@ import math
 import numba
 import numpy as np
 
-from .._kernels.clipping import _safe_limit
-from .._kernels.counter_sampling import poisson_sample_range
-from ..losses import LOGISTIC, dloss
+from ..._kernels.clipping import _safe_limit
+from ..._kernels.counter_sampling import poisson_sample_range
+from ...losses import LOGISTIC, dloss
 
 __all__ = [
     "DUAL_BOX",

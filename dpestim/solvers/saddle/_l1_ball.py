@@ -12,7 +12,7 @@ is used only when nothing is protected.
 
 import numpy as np
 
-from ..losses import LOGISTIC, MULTINOMIAL, SQUARED_HINGE
+from ...losses import LOGISTIC, MULTINOMIAL, SQUARED_HINGE
 
 __all__ = ["project_l1_ball", "solve_l1_ball", "mean_loss_grad"]
 

@@ -36,9 +36,9 @@ from dp_accounting import (
 )
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._kernels.counter_sampling import sampling_key
+from ..._kernels.counter_sampling import sampling_key
 from . import _sgda_kernels as _k
-from .saddle import SADDLE_SOLVERS, BaseSaddleSolver, SaddleResult
+from .base import BaseSaddleSolver, SaddleResult
 
 __all__ = ["LagrangianProblem", "NoisySGDA", "SGDAPlan"]
 
@@ -215,7 +215,7 @@ class NoisySGDA(BaseSaddleSolver):
 
     def resolve(self, epsilon, delta, plan, dual_kind=_k.DUAL_WEIGHTS):
         """All run parameters, the noise multiplier calibrated by dp_accounting."""
-        from ..privacy import calibrate_noise
+        from ...privacy import calibrate_noise
 
         self._validate_params()  # before any data is read
         params = self.resolve_auto(plan, dual_kind, math.isfinite(epsilon))
@@ -281,6 +281,3 @@ class NoisySGDA(BaseSaddleSolver):
             epsilon=None,
             params=params,
         )
-
-
-SADDLE_SOLVERS[NoisySGDA.name] = NoisySGDA

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .saddle import BilinearGame
+from .base import BilinearGame
 
 __all__ = ["planted_game"]
 

@@ -9,7 +9,7 @@ schedule; the scalar ``s`` is calibrated by ``dp_accounting`` on the composed
 heterogeneous event, so the whole run meets ``(epsilon, delta)``.
 
 Two solvers share the DP-SGD loop
-(:func:`~dpestim.solvers.dp_sgd.noisy_gradient_descent`: Poisson sampling,
+(:func:`~dpestim.solvers.sgd.dp_sgd.noisy_gradient_descent`: Poisson sampling,
 joint per-example clipping):
 
 * ``adp-sgd``: a deterministic step-size schedule (constant, ``1/sqrt(a + c t)``
@@ -45,8 +45,8 @@ from dp_accounting import (
 )
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..exceptions import PrivacyBudgetWarning
-from .base import SolverResult
+from ...exceptions import PrivacyBudgetWarning
+from ..base import SolverResult
 from .dp_sgd import DPSGD, noisy_gradient_descent
 
 __all__ = ["ADPAdaGrad", "ADPSGD", "paper_noise_multiplier", "step_size_schedule"]

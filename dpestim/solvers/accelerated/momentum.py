@@ -10,8 +10,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from ._accelerated_schedules import _nag_momentum, masg_schedule
-from .accelerated import _COMMON_DOC, AcceleratedSolver
+from ._docs import _COMMON_DOC
+from ._schedules import _nag_momentum, masg_schedule
+from .base import AcceleratedSolver
 
 __all__ = ["DPHB", "DPMASG", "DPMASGOpt", "DPNAG", "DPNAGOpt"]
 

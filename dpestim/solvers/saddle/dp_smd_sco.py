@@ -18,18 +18,17 @@ import scipy.sparse as sp
 from dp_accounting import NonPrivateDpEvent, SelfComposedDpEvent
 from sklearn.utils._param_validation import Interval
 
-from ..losses import LOGISTIC, LOSS_NAMES, MULTINOMIAL, SQUARED_HINGE
-from . import _saddle_kernels as _k
-from ._l1_ball import solve_l1_ball
-from .base import MAX_STEPS, BaseSolver, SolverResult
-from .saddle import (
-    MAX_SCORE_BOUND,
-    MAX_VERTEX_SAMPLES,
+from ...losses import LOGISTIC, LOSS_NAMES, MULTINOMIAL, SQUARED_HINGE
+from ..base import MAX_STEPS, BaseSolver, SolverResult
+from . import _kernels as _k
+from ._accounting import (
     ExponentialMechanismDpEvent,
     check_budget,
     event_epsilon,
     per_sample_epsilon,
 )
+from ._l1_ball import solve_l1_ball
+from .base import MAX_SCORE_BOUND, MAX_VERTEX_SAMPLES
 
 __all__ = ["DPSMDSCO"]
 

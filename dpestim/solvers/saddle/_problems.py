@@ -2,7 +2,7 @@
 
 :class:`SaddlePlan` holds the public quantities of a fit; the problem
 classes hold the data in the layout the kernels of
-:mod:`dpestim.solvers._saddle_kernels` take, and :class:`SaddleResult` what a
+:mod:`dpestim.solvers.saddle._kernels` take, and :class:`SaddleResult` what a
 solver returns.
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _saddle_kernels as _k
+from . import _kernels as _k
 
 _EMPTY_2D = np.zeros((1, 1))
 _EMPTY_1D = np.zeros(1)

@@ -14,8 +14,8 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._kernels import sampling_key
-from .base import SolverResult
+from ..._kernels import sampling_key
+from ..base import SolverResult
 from .dp_sgd import DPSGD, noisy_gradient_descent
 
 __all__ = [

@@ -13,8 +13,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..losses import SQUARED, SQUARED_HINGE
-from . import _policy
+from ...losses import SQUARED, SQUARED_HINGE
+from .. import _policy
 
 __all__ = ["AutoPolicyMixin"]
 

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from .accelerated import _COMMON_DOC, AcceleratedSolver
+from ._docs import _COMMON_DOC
+from .base import AcceleratedSolver
 
 __all__ = ["DPGD"]
 
