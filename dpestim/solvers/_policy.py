@@ -6,7 +6,7 @@ Every rule here is a function of quantities the privacy model makes public
 a hyperparameter by one of them costs no privacy. Each solver resolves its
 ``"auto"`` values in its own :meth:`~dpestim.solvers.BaseSolver.resolve_hyperparameters`
 from these helpers; the constants were calibrated on the benchmark datasets
-(``benchmarks/defaults.py``, see ``BENCHMARKS.md``).
+(``benchmarks/utility/defaults.py``, see ``BENCHMARKS.md``).
 
 Two ideas recur.
 
@@ -230,7 +230,7 @@ def travel(loss, n_samples, epsilon, delta):
 
     :data:`TRAVEL` unless the noise per coordinate would pass
     :data:`TRAVEL_NOISE` (for a logistic run). Calibrated with the oracle
-    grid ``benchmarks/small_n_oracle.py`` (dp-sgd): on German credit (15
+    grid ``benchmarks/utility/small_n_oracle.py`` (dp-sgd): on German credit (15
     seeds, majority 0.704) the best travel was 50-70 / 90-100 / 90-117 for
     LogisticRegression at epsilon 0.5 / 1 / 2 (this rule: 55 / 100 / 100;
     medians 0.716-0.744), 25 / 45-50 / 50-60 for LinearSVC (squared hinge;

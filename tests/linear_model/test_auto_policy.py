@@ -203,10 +203,15 @@ def test_y_bound_forms_and_errors(regression):
 #: "Defaults"). Since clip_norm="auto" is inf at epsilon=inf, the limit is
 #: scikit-learn's own objective, reached by every solver; dp-smd-sco solves
 #: another problem (its l1 ball, no L2 penalty) and is compared with
-#: scikit-learn's optimum of that problem (benchmarks/l1ball_reference.py).
+#: scikit-learn's optimum of that problem (benchmarks/utility/l1ball_reference.py).
 NONPRIVATE_MISSES = {}
 
-_L1BALL = Path(__file__).resolve().parents[2] / "benchmarks" / "l1ball_reference.py"
+_L1BALL = (
+    Path(__file__).resolve().parents[2]
+    / "benchmarks"
+    / "utility"
+    / "l1ball_reference.py"
+)
 
 
 def _l1ball_reference():

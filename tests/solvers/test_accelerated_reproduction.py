@@ -3,7 +3,7 @@
 m = 1,000, c = 1, T = 200, all six methods, 20 runs (spec 000, section 5.4:
 the subset suggested for CI). The final mean ``F - F*`` must be within +-35%
 of the spec's correct-noise numpy re-run, and the "-opt" variants must be the
-two best. The full grid is ``benchmarks/reproduce_accelerated.py``.
+two best. The full grid is ``benchmarks/reproduce/accelerated.py``.
 """
 
 import os

@@ -14,7 +14,7 @@ For each dataset (Adult raw, phishing), total epsilon and seed:
 
 Usage (CPU heavy; run niced)::
 
-    PYTHONPATH=. nice -n 10 python benchmarks/private_search.py [--quick]
+    PYTHONPATH=. nice -n 10 python benchmarks/utility/private_search.py [--quick]
 
 Writes ``benchmarks/results/private_search.{json,md}``.
 """
@@ -22,6 +22,7 @@ Writes ``benchmarks/results/private_search.{json,md}``.
 import argparse
 import itertools
 import json
+import os
 import platform
 import sys
 import time
@@ -35,7 +36,10 @@ from dpestim import LogisticRegression
 from dpestim.datasets import load_adult, load_phishing
 from dpestim.model_selection import PrivateSearchCV
 
-RESULTS = Path(__file__).parent / "results"
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS")
+    or Path(__file__).resolve().parents[1] / "results"
+)
 DELTA = 1e-5
 GRID = {
     "learning_rate": [0.125, 0.25, 0.5, 1.0, 2.0],

@@ -1,6 +1,6 @@
 """Gaussian-DP audit of the Gaussian solvers (issue 13, small delta).
 
-The white-box audit of ``benchmarks/audit_solvers.py`` (worst-case datasets,
+The white-box audit of ``benchmarks/privacy/audit_solvers.py`` (worst-case datasets,
 full batch, two steps, epsilon = 1) with ``audit_solver(..., bound="gdp")``:
 the error counts of a test at moderate rates give a lower bound on the GDP
 parameter ``mu`` (Clopper-Pearson, 95%), converted to epsilon at the
@@ -13,9 +13,9 @@ run the same test on the exact Gaussian mechanism (numpy draws, 5 seeds).
 
 Usage (from the repository root)::
 
-    nice -n 10 python benchmarks/audit_gdp.py             # every row
-    python benchmarks/audit_gdp.py --quick                # 10x fewer fits
-    python benchmarks/audit_gdp.py --only dp-sgd          # rows by prefix
+    nice -n 10 python benchmarks/privacy/audit_gdp.py             # every row
+    python benchmarks/privacy/audit_gdp.py --quick                # 10x fewer fits
+    python benchmarks/privacy/audit_gdp.py --only dp-sgd          # rows by prefix
 
 Results: ``benchmarks/results/audit_gdp.{json,md}``.
 """
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "audit")]
 
 from broken_solvers import DoubledSensitivity, HalfNoise  # noqa: E402
@@ -45,7 +45,9 @@ from dpestim.audit import (  # noqa: E402
     gdp_mu,
 )
 
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS") or ROOT / "benchmarks" / "results"
+)
 EPSILON = 1.0
 
 #: Whether the release's trade-off curve is Gaussian in the audited setting.
@@ -253,7 +255,7 @@ def main(argv=None):
     order = {r[0]: i for i, r in enumerate(configs(args.quick))}
     data["rows"].sort(key=lambda r: order.get(r["label"], len(order)))
     data["reference"] = reference(args.quick)
-    command = ["python benchmarks/audit_gdp.py", *(argv or sys.argv[1:])]
+    command = ["python benchmarks/privacy/audit_gdp.py", *(argv or sys.argv[1:])]
     data["config"] = {
         "command": " ".join(command),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

@@ -27,7 +27,7 @@ epoch, CPU time.
 Usage::
 
     PYTHONPATH=. DPESTIM_DATA=../shared/datasets nice -n 10 \\
-        python benchmarks/bench_sparse.py [--repeats 9] [--epochs 5 25]
+        python benchmarks/speed/sparse.py [--repeats 9] [--epochs 5 25]
 
 Writes ``benchmarks/results/bench_sparse.{json,md}``.
 """
@@ -46,7 +46,10 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS")
+    or Path(__file__).resolve().parents[2] / "benchmarks" / "results"
+)
 TARGETS = {"farm_ads": 1.5, "w8a": 1.2}
 DATASETS = {"w8a": "load_w8a", "farm_ads": "load_farm_ads"}
 
@@ -171,7 +174,7 @@ def main(argv=None):
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
     results = {
-        "command": "python " + " ".join(["benchmarks/bench_sparse.py", *sys.argv[1:]]),
+        "command": "python " + " ".join(["benchmarks/speed/sparse.py", *sys.argv[1:]]),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "git": git,
         "epochs": list(args.epochs),

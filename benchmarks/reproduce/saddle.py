@@ -9,13 +9,13 @@ B  worst-group logistic regression (MinimaxLogisticRegression, Algorithm 1,
    second-order regime) with a Frank-Wolfe certified gap upper bound.
 C  l1-constrained logistic regression (dp-smd-sco, Algorithm 5): excess
    population risk against the non-private constrained optimum.
-F  fairness: runs ``benchmarks/fairness.py`` (every fairness estimator and
+F  fairness: runs ``benchmarks/utility/fairness.py`` (every fairness estimator and
    solver, private post-processing, fairlearn references, published
    numbers; Adult/sex and COMPAS/race at epsilon in {0.5, 1, 2, 4, inf}).
 
 Usage::
 
-    python benchmarks/reproduce_saddle.py [--quick] [--only A,B,C,F]
+    python benchmarks/reproduce/saddle.py [--quick] [--only A,B,C,F]
 
 Writes ``benchmarks/results/saddle_*.json``, ``saddle.md`` and plots.
 """
@@ -23,6 +23,7 @@ Writes ``benchmarks/results/saddle_*.json``, ``saddle.md`` and plots.
 import argparse
 import json
 import math
+import os
 import time
 import warnings
 from pathlib import Path
@@ -38,7 +39,10 @@ from dpestim.solvers import DPSGDA, DPSMD, DPSMDSCO
 from dpestim.solvers.saddle import SaddlePlan, run_saddle
 from dpestim.solvers.saddle._games import planted_game
 
-OUT = Path(__file__).parent / "results"
+OUT = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS")
+    or Path(__file__).resolve().parents[1] / "results"
+)
 DELTA = 1e-6
 
 # Spec 001 section 6.2 prototype numbers (mean over 3 seeds).
@@ -322,12 +326,12 @@ def experiment_c(quick):
 
 
 def fairness(quick):
-    """Part F now lives in ``benchmarks/fairness.py`` (issue 16): run it.
+    """Part F now lives in ``benchmarks/utility/fairness.py`` (issue 16): run it.
 
     Its results go to ``fairness_runs.jsonl`` / ``fairness.md``; the
     ``saddle_F.json`` table below is the wave-1 run (dp-smd defaults).
     """
-    from fairness import main as fairness_main  # benchmarks/fairness.py
+    from fairness import main as fairness_main  # benchmarks/utility/fairness.py
 
     fairness_main(["--quick"] if quick else [])
     return None
@@ -488,7 +492,7 @@ def write_markdown(results, path):
     if "F" in results:
         parts += [
             "## Fairness, wave-1 run (dp-smd defaults; superseded by "
-            "`fairness.md`, `benchmarks/fairness.py`): Adult (sex, race), "
+            "`fairness.md`, `benchmarks/utility/fairness.py`): Adult (sex, race), "
             "COMPAS (race); test-set metrics\n",
             _table(
                 results["F"],

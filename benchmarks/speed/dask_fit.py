@@ -25,8 +25,8 @@ wall time: the machine is shared.
 
 Usage::
 
-    PYTHONPATH=. python benchmarks/bench_dask.py --rows 2000000   # scaled down
-    PYTHONPATH=. python benchmarks/bench_dask.py --rows 20000000  # 8 GB store
+    PYTHONPATH=. python benchmarks/speed/dask_fit.py --rows 2000000   # scaled down
+    PYTHONPATH=. python benchmarks/speed/dask_fit.py --rows 20000000  # 8 GB store
 
 Writes ``benchmarks/results/bench_dask_<rows>.json`` and prints a table.
 """
@@ -44,8 +44,10 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-RESULTS = REPO / "benchmarks" / "results"
+REPO = Path(__file__).resolve().parents[2]
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS") or REPO / "benchmarks" / "results"
+)
 D = 100
 
 

@@ -17,7 +17,7 @@ accountant). The load average of the machine is recorded before and after.
 
 Usage::
 
-    PYTHONPATH=. python benchmarks/bench_mnist_epoch.py [--repeats 2]
+    PYTHONPATH=. python benchmarks/speed/mnist_epoch.py [--repeats 2]
 
 Opacus needs its venv (``benchmarks/peers/install_peers.sh opacus``); it is
 skipped (and said so) without it. Writes
@@ -33,13 +33,16 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "peers"))
 
 from run_peers import SPEED_COMMON, peer_python, run_worker  # noqa: E402
 
 from dpestim.datasets import dataset_available, get_data_home  # noqa: E402
 
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS")
+    or Path(__file__).resolve().parents[2] / "benchmarks" / "results"
+)
 
 
 def main():
@@ -130,7 +133,7 @@ def main():
             med["Opacus"]["test_accuracy"] - dp64["test_accuracy"]
         )
     command = (
-        f"PYTHONPATH=. python benchmarks/bench_mnist_epoch.py --repeats "
+        f"PYTHONPATH=. python benchmarks/speed/mnist_epoch.py --repeats "
         f"{args.repeats} --epochs {args.epochs}"
     )
     load = {"before": load_before, "after": os.getloadavg()}

@@ -29,10 +29,10 @@ sizes* (``ADPSGD(noise_shape="constant")``, the paper's DP-SGD baseline):
 
 Usage::
 
-    python benchmarks/reproduce_adaptive.py --parts ab     # synthetic parts
-    python benchmarks/reproduce_adaptive.py --parts c      # MNIST
-    python benchmarks/reproduce_adaptive.py --quick        # small check
-    python benchmarks/reproduce_adaptive.py --from-log results/x.log.jsonl ...
+    python benchmarks/reproduce/adaptive.py --parts ab     # synthetic parts
+    python benchmarks/reproduce/adaptive.py --parts c      # MNIST
+    python benchmarks/reproduce/adaptive.py --quick        # small check
+    python benchmarks/reproduce/adaptive.py --from-log results/x.log.jsonl ...
         # tables and plot from the rows logged so far (e.g. an unfinished run)
 
 Run it from the repository root with ``PYTHONPATH=.`` so that this checkout
@@ -46,6 +46,7 @@ import argparse
 import json
 import logging
 import math
+import os
 import time
 import warnings
 from pathlib import Path
@@ -60,7 +61,10 @@ from dpestim.losses import LOGISTIC
 from dpestim.solvers import ADPSGD, ADPAdaGrad, ERMPlan
 from dpestim.solvers.sgd.adp_sgd import paper_noise_multiplier
 
-RESULTS = Path(__file__).resolve().parent / "results"
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS")
+    or Path(__file__).resolve().parents[1] / "results"
+)
 DELTA = 1e-5
 BATCH = 256
 LR = 1.0 / math.sqrt(20.0)

@@ -25,7 +25,7 @@ the new search (the baseline ran for minutes on the latter).
 
 Usage::
 
-    PYTHONPATH=. python benchmarks/bench_calibration.py [--repeats 3] [--solvers ...]
+    PYTHONPATH=. python benchmarks/speed/calibration.py [--repeats 3] [--solvers ...]
 
 Writes ``benchmarks/results/bench_calibration.{json,md}`` (with ``--solvers``,
 ``bench_calibration_subset.{json,md}``).
@@ -34,6 +34,7 @@ Writes ``benchmarks/results/bench_calibration.{json,md}`` (with ``--solvers``,
 import argparse
 import json
 import math
+import os
 import statistics
 import tempfile
 import time
@@ -44,7 +45,10 @@ import dp_accounting
 from dpestim.privacy import accounting, set_calibration_cache
 from dpestim.solvers import SOLVERS, ERMPlan
 
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS")
+    or Path(__file__).resolve().parents[2] / "benchmarks" / "results"
+)
 GAUSSIAN_PARAMS = {"noise": "gaussian"}
 
 
@@ -231,7 +235,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         rows = run(args.repeats, Path(tmp), args.solvers)
     command = (
-        f"PYTHONPATH=. python benchmarks/bench_calibration.py --repeats {args.repeats}"
+        f"PYTHONPATH=. python benchmarks/speed/calibration.py --repeats {args.repeats}"
     )
     suffix = ""
     if args.solvers:

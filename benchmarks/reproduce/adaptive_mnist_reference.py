@@ -5,7 +5,7 @@ The same schedule as the private MNIST runs (``eta_t = 1/sqrt(20 + t)``, batch
 norms of the private runs and once without clipping: it separates the cost of
 clipping from the cost of noise. Run from the repository root::
 
-    PYTHONPATH=. python benchmarks/reproduce_adaptive_mnist_reference.py
+    PYTHONPATH=. python benchmarks/reproduce/adaptive_mnist_reference.py
 """
 
 import logging

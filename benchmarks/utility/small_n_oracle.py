@@ -3,10 +3,10 @@
 Not a default: a grid over ``batch_size``, ``max_iter`` (epochs) and
 ``learning_rate`` (``clip_norm`` at its resolved 1.0, ``alpha`` the
 estimator's default), several seeds, scored on the held-out split of
-``benchmarks/defaults.py``. It answers "does ANY setting beat the
+``benchmarks/utility/defaults.py``. It answers "does ANY setting beat the
 majority rate at this epsilon?" before a public rule is derived from it.
 
-    PYTHONPATH=. nice -n 10 python benchmarks/small_n_oracle.py \
+    PYTHONPATH=. nice -n 10 python benchmarks/utility/small_n_oracle.py \
         --dataset german --solvers dp-sgd dp-scd --epsilons 0.5 1 --seeds 3
 """
 

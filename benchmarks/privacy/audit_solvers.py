@@ -12,9 +12,9 @@ the same budget of fits as their correct counterpart.
 
 Usage (from the repository root)::
 
-    nice -n 10 python benchmarks/audit_solvers.py            # everything
-    python benchmarks/audit_solvers.py --quick               # smoke run
-    python benchmarks/audit_solvers.py --only dp-sgd dp-gd   # some rows
+    nice -n 10 python benchmarks/privacy/audit_solvers.py            # everything
+    python benchmarks/privacy/audit_solvers.py --quick               # smoke run
+    python benchmarks/privacy/audit_solvers.py --only dp-sgd dp-gd   # some rows
 
 Results: ``benchmarks/results/audit.json``, ``audit.md`` and
 ``audit_table.rst`` (included by doc/privacy_statement.rst).
@@ -30,7 +30,7 @@ import time
 import warnings
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "audit")]
 
 from broken_solvers import (  # noqa: E402
@@ -53,7 +53,9 @@ from game_audit import audit_game_solver  # noqa: E402
 from dpestim.audit import audit_solver  # noqa: E402
 from dpestim.solvers import DPGD, DPSGDA, DPSMD, SOLVERS  # noqa: E402
 
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS") or ROOT / "benchmarks" / "results"
+)
 EPSILON = 1.0
 _NEEDS_PENALTY = {"dp-hb", "dp-nag", "dp-nag-opt", "dp-masg", "dp-masg-opt"}
 _NEEDS_PENALTY |= {"dp-scd", "seq-dp-scd"}
@@ -361,7 +363,7 @@ def main(argv=None):
     order = {r[0]: i for i, r in enumerate(configs(args.quick))}
     data["rows"].sort(key=lambda r: order.get(r["label"], len(order)))
     data["config"] = {
-        "command": "python benchmarks/audit_solvers.py "
+        "command": "python benchmarks/privacy/audit_solvers.py "
         + " ".join(argv or sys.argv[1:]),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "epsilon": EPSILON,

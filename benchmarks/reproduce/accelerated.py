@@ -26,9 +26,9 @@ re-run with the correct Laplace scale (``ref correct``: the target, +-35%).
 
 Usage::
 
-    python benchmarks/reproduce_accelerated.py            # full grid (long)
-    python benchmarks/reproduce_accelerated.py --quick    # c = 1, T = 200, 5 runs
-    python benchmarks/reproduce_accelerated.py --report   # table + plots from JSON
+    python benchmarks/reproduce/accelerated.py            # full grid (long)
+    python benchmarks/reproduce/accelerated.py --quick    # c = 1, T = 200, 5 runs
+    python benchmarks/reproduce/accelerated.py --report   # table + plots from JSON
 
 Writes ``benchmarks/results/reproduce_accelerated.json`` (every mean curve,
 written after each cell), ``reproduce_accelerated.md`` (the table) and
@@ -57,7 +57,9 @@ CS = (0.1, 1.0)
 MS = (1000, 100_000)
 BAND = 0.35
 HERE = os.path.dirname(os.path.abspath(__file__))
-RESULTS = os.path.join(HERE, "results")
+RESULTS = os.environ.get("DPESTIM_BENCH_RESULTS") or os.path.join(
+    os.path.dirname(HERE), "results"
+)
 
 # Spec 000, section 5.4: final mean F - F* as (paper figure, numpy with the
 # authors' noise, numpy with the correct Laplace scale) for T = 100, 200, 500,

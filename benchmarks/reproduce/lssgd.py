@@ -18,10 +18,10 @@ differ from the paper's.
 
 Usage::
 
-    python benchmarks/reproduce_lssgd.py            # full: 5 seeds x 5 eps x 4 s
-    python benchmarks/reproduce_lssgd.py --quick    # 1 epoch, 1 seed, 2 eps
-    python benchmarks/reproduce_lssgd.py --jobs 2 --seeds 3
-    python benchmarks/reproduce_lssgd.py --jobs 2 --clip-norm 0.1
+    python benchmarks/reproduce/lssgd.py            # full: 5 seeds x 5 eps x 4 s
+    python benchmarks/reproduce/lssgd.py --quick    # 1 epoch, 1 seed, 2 eps
+    python benchmarks/reproduce/lssgd.py --jobs 2 --seeds 3
+    python benchmarks/reproduce/lssgd.py --jobs 2 --clip-norm 0.1
 
 Per-example clipping changes the scale of the step: every MNIST per-example
 gradient (norm about 40 with this normalisation) is clipped, so the clipped
@@ -48,7 +48,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-RESULTS = Path(__file__).parent / "results"
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS")
+    or Path(__file__).resolve().parents[1] / "results"
+)
 EPSILONS = (0.30, 0.25, 0.20, 0.15, 0.10)
 SMOOTHINGS = (0.0, 1.0, 2.0, 3.0)
 DELTA = 1e-5

@@ -17,9 +17,9 @@ The script is resumable: records already in the JSON are skipped, and the
 file is rewritten after every (estimator, solver, dataset) group, so an
 interrupted run loses at most one group. Subsets via flags::
 
-    PYTHONPATH=. nice -n 10 python benchmarks/defaults.py \
+    PYTHONPATH=. nice -n 10 python benchmarks/utility/defaults.py \
         --datasets adult california --solvers dp-sgd dp-gd --seeds 5
-    PYTHONPATH=. python benchmarks/defaults.py --plot-only
+    PYTHONPATH=. python benchmarks/utility/defaults.py --plot-only
 
 Data preparation (all public, per-record or fixed constants, except where
 stated): the shared loaders' scaling (``dpestim.datasets``); held-out split
@@ -53,7 +53,10 @@ SCHEMA = """{"meta": {...}, "records": [{"estimator", "solver" (registry name,
 code's commit; absent on the first session's records)}]}"""
 
 EPSILONS = [0.1, 0.5, 1.0, 2.0, math.inf]
-RESULTS = Path(__file__).resolve().parent / "results"
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS")
+    or Path(__file__).resolve().parents[1] / "results"
+)
 OUT = RESULTS / "defaults.json"
 
 #: Solver families, in plot order.
@@ -165,7 +168,7 @@ def _commit():
     """
     import subprocess
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
 
     def git(*args):
         return subprocess.run(
@@ -218,7 +221,7 @@ def merge(paths):
             dict(file=Path(path).name, cells=len(cells), date=other["meta"].get("date"))
         )
     data["meta"]["command"] = (
-        "benchmarks/defaults.py runs merged; the commit of every cell is in "
+        "benchmarks/utility/defaults.py runs merged; the commit of every cell is in "
         "benchmarks/results/defaults.md"
     )
     data["meta"]["date"] = datetime.datetime.now(datetime.timezone.utc).isoformat(
@@ -231,7 +234,7 @@ def merge(paths):
 def _l1ball_score(est_name, X, y, Xt, yt):
     """dp-smd-sco's eps=inf reference: scikit-learn's optimum of its own
     l1-ball problem at its default radius and feature bound
-    (``benchmarks/l1ball_reference.py``); ``(accuracy, cpu seconds)``."""
+    (``benchmarks/utility/l1ball_reference.py``); ``(accuracy, cpu seconds)``."""
     from l1ball_reference import l1ball_reference, lifted
 
     from dpestim.solvers import DPSMDSCO
@@ -287,7 +290,7 @@ def run(args):
     old = json.loads(OUT.read_text()) if OUT.exists() else {"meta": {}, "records": []}
     records = old["records"]
     done = {_key(r) for r in records}
-    command = " ".join(["python", "benchmarks/defaults.py", *sys.argv[1:]])
+    command = " ".join(["python", "benchmarks/utility/defaults.py", *sys.argv[1:]])
     commit = args.commit or _commit()
     meta = dict(
         command=command,

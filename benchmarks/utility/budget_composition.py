@@ -20,13 +20,14 @@ scikit-learn).
 
 Usage::
 
-    PYTHONPATH=. nice -n 10 python benchmarks/budget_composition.py
+    PYTHONPATH=. nice -n 10 python benchmarks/utility/budget_composition.py
 
 Writes ``benchmarks/results/budget_composition.{json,md}``.
 """
 
 import importlib.util
 import json
+import os
 import sys
 import time
 import types
@@ -40,7 +41,10 @@ from dpestim.datasets import load_adult
 from dpestim.model_selection import PrivacyBudget
 from dpestim.privacy import compute_epsilon
 
-RESULTS = Path(__file__).parent / "results"
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS")
+    or Path(__file__).resolve().parents[1] / "results"
+)
 DELTA = 1e-5
 
 

@@ -32,7 +32,7 @@ accountant, ``dp_accounting``), not the authors' shuffled lots.
 
 Usage::
 
-    python benchmarks/reproduce_scd.py [--quick] [--datasets adult,phishing,california]
+    python benchmarks/reproduce/scd.py [--quick] [--datasets adult,phishing,california]
 
 Writes ``benchmarks/results/reproduce_scd[_quick].json`` / ``.md`` and one plot
 per dataset ``reproduce_scd_<dataset>[_quick].png``.
@@ -42,12 +42,13 @@ import argparse
 import json
 import logging
 import math
+import os
 import sys
 import time
 import warnings
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))  # this checkout's dpestim, not an installed one
 
 import numpy as np  # noqa: E402
@@ -62,7 +63,9 @@ from dpestim.datasets import (  # noqa: E402
 )
 from dpestim.solvers import DPSCD, DPSGD, SeqDPSCD  # noqa: E402
 
-RESULTS = REPO / "benchmarks" / "results"
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS") or REPO / "benchmarks" / "results"
+)
 EPSILONS = (0.1, 0.5, 1.0, 2.0)
 DELTA = 1e-3
 SEEDS = tuple(range(1, 11))

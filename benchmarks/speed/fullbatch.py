@@ -18,13 +18,14 @@ Also times ``DPNAGOpt(noise="gaussian")`` fits of 10 full-batch iterations
 
 Usage::
 
-    PYTHONPATH=. python benchmarks/bench_fullbatch.py [--repeats 7]
+    PYTHONPATH=. python benchmarks/speed/fullbatch.py [--repeats 7]
 
 Writes ``benchmarks/results/bench_fullbatch.{json,md}``.
 """
 
 import argparse
 import json
+import os
 import statistics
 import time
 from pathlib import Path
@@ -34,7 +35,10 @@ import numpy as np
 from dpestim._kernels import clipped_grad_sum
 from dpestim.losses import MULTINOMIAL
 
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS")
+    or Path(__file__).resolve().parents[2] / "benchmarks" / "results"
+)
 
 
 def _time(fn):
@@ -106,7 +110,7 @@ def main():
         "fit_10_over_10_floors": med["fit_10_iterations"]["cpu_s"] / (10 * f),
     }
     command = (
-        f"PYTHONPATH=. python benchmarks/bench_fullbatch.py --repeats {args.repeats}"
+        f"PYTHONPATH=. python benchmarks/speed/fullbatch.py --repeats {args.repeats}"
     )
     out = {"command": command, "shape": [n, d, K], "median": med, "ratios": ratios}
     RESULTS.mkdir(parents=True, exist_ok=True)

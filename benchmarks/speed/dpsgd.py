@@ -25,8 +25,8 @@ JSON as well (they exceed wall times where a library uses extra threads).
 
 Usage::
 
-    python benchmarks/bench_dpsgd.py           # full run (a few minutes)
-    python benchmarks/bench_dpsgd.py --quick   # smaller problems, fewer repeats
+    python benchmarks/speed/dpsgd.py           # full run (a few minutes)
+    python benchmarks/speed/dpsgd.py --quick   # smaller problems, fewer repeats
 
 Writes ``benchmarks/results/bench_dpsgd.json`` (raw numbers) and
 ``benchmarks/results/bench_dpsgd.md`` (tables, also printed); ``--quick``
@@ -50,8 +50,10 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-RESULTS = REPO / "benchmarks" / "results"
+REPO = Path(__file__).resolve().parents[2]
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS") or REPO / "benchmarks" / "results"
+)
 SCRATCH = RESULTS / "scratch"
 
 CONFIGS = {

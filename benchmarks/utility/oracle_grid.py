@@ -1,11 +1,12 @@
 """Oracle grid (issue 14): a solver's test score over explicit hyperparameters.
 
-Evidence for the misses of the defaults matrix (``benchmarks/defaults.py``):
+Evidence for the misses of the defaults matrix (``benchmarks/utility/defaults.py``):
 every setting of a grid is scored on the test split and the median over seeds
 is printed, so the best row is *optimistic* (tuned on the test data). When no
 row beats the majority / constant rate, no default can either.
 
-    PYTHONPATH=. python benchmarks/oracle_grid.py german LogisticRegression dp-gd 2 \\
+    PYTHONPATH=. python benchmarks/utility/oracle_grid.py \\
+        german LogisticRegression dp-gd 2 \\
         --max-iter auto 5 10 20 50 100 --learning-rate auto 0.3 1 3 10 30 --seeds 3
 
 ``--lr-factor`` multiplies the learning rate the ``"auto"`` rule resolves for

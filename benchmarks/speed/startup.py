@@ -26,7 +26,7 @@ own CPU time (``time.process_time``):
 
 Usage::
 
-    PYTHONPATH=. DPESTIM_DATA=... python benchmarks/bench_startup.py [--repeats 3]
+    PYTHONPATH=. DPESTIM_DATA=... python benchmarks/speed/startup.py [--repeats 3]
 
 Writes ``benchmarks/results/bench_startup.{json,md}``.
 """
@@ -39,8 +39,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-RESULTS = REPO / "benchmarks" / "results"
+REPO = Path(__file__).resolve().parents[2]
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS") or REPO / "benchmarks" / "results"
+)
 
 IMPORT = (
     "import time; c = time.process_time(); import {}; print(time.process_time() - c)"
@@ -135,7 +137,7 @@ def main():
         / med["import sklearn.linear_model"]
     )
     command = (
-        f"PYTHONPATH=. python benchmarks/bench_startup.py --repeats {args.repeats}"
+        f"PYTHONPATH=. python benchmarks/speed/startup.py --repeats {args.repeats}"
     )
     out = {
         "command": command,

@@ -26,7 +26,7 @@ kernel loaded from the warm cache, a calibration) and after a second one.
 
 Usage::
 
-    PYTHONPATH=. python benchmarks/bench_gridsearch.py [--repeats 3]
+    PYTHONPATH=. python benchmarks/speed/gridsearch.py [--repeats 3]
 
 Writes ``benchmarks/results/bench_gridsearch.{json,md}``.
 """
@@ -41,8 +41,10 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-RESULTS = REPO / "benchmarks" / "results"
+REPO = Path(__file__).resolve().parents[2]
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS") or REPO / "benchmarks" / "results"
+)
 
 CHILD = """
 import sys, warnings
@@ -147,7 +149,7 @@ def main():
     ratio = med["n_jobs=2"]["wall_s"] / med["n_jobs=1"]["wall_s"]
     floor = _worker_floor(cached, args.repeats)
     command = (
-        f"PYTHONPATH=. python benchmarks/bench_gridsearch.py --repeats {args.repeats}"
+        f"PYTHONPATH=. python benchmarks/speed/gridsearch.py --repeats {args.repeats}"
     )
     out = {
         "command": command,
