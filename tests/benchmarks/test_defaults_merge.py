@@ -1,4 +1,4 @@
-"""benchmarks/utility/defaults.py: merging replaces whole cells; the report gives reasons."""
+"""benchmarks/utility/defaults.py: merging replaces whole cells; reasons in the report."""
 
 import json
 import sys

@@ -12,13 +12,13 @@ import sys
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "benchmarks"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "benchmarks", "reproduce"))
 
 
 @pytest.mark.slow
 def test_figure4_subset_within_band():
     import numpy as np
-    import reproduce_accelerated as R
+    import accelerated as R
 
     X, z = R.make_data()
     L = float(np.linalg.eigvalsh(X.T @ X / R.N).max() + 2 * R.LAM)  # as the paper

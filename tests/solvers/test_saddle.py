@@ -21,7 +21,6 @@ from dpestim.minimax import (
     MinimaxLogisticRegression,
     MinimaxRegressor,
 )
-from dpestim.solvers.saddle import _kernels as K
 from dpestim.solvers.saddle import (
     DPSGDA,
     DPSMD,
@@ -32,9 +31,10 @@ from dpestim.solvers.saddle import (
     per_sample_epsilon,
     run_saddle,
 )
+from dpestim.solvers.saddle import _kernels as K
 from dpestim.solvers.saddle._accounting import event_epsilon
-from dpestim.solvers.saddle.base import br_sample_epsilon
 from dpestim.solvers.saddle._games import planted_game
+from dpestim.solvers.saddle.base import br_sample_epsilon
 
 DELTA = 1e-6
 
