@@ -17,8 +17,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "benchmarks", "reproduce"))
 
 @pytest.mark.slow
 def test_figure4_subset_within_band():
-    import numpy as np
     import accelerated as R
+    import numpy as np
 
     X, z = R.make_data()
     L = float(np.linalg.eigvalsh(X.T @ X / R.N).max() + 2 * R.LAM)  # as the paper
