@@ -1,4 +1,4 @@
-"""benchmarks/utility/defaults.py: merging replaces whole cells; reasons in the report."""
+"""benchmarks/utility/defaults.py: merges replace whole cells; reasons in the report."""
 
 import json
 import sys
