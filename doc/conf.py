@@ -23,7 +23,14 @@ extensions = [
     "sphinx.ext.intersphinx",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "myst_parser",
 ]
+
+# The benchmark pages (doc/benchmarks/*.md) are Markdown, written next to the
+# scripts that regenerate them; their links name repository files, not pages.
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+myst_heading_anchors = 3
+suppress_warnings = ["myst.xref_missing", "myst.header"]
 
 # Every example runs when the docs are built (they take a few seconds each),
 # and its printed output and figures appear on its page.

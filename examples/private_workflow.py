@@ -27,14 +27,13 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 
 from dpestim import LogisticRegression
-from dpestim.datasets import get_data_home
-from dpestim.datasets._loaders import _ADULT_CATEGORICAL, _ADULT_COLUMNS
+from dpestim.datasets import ADULT_CATEGORIES, ADULT_COLUMNS, get_data_home
 from dpestim.model_selection import PrivacyBudget, PrivateSearchCV, workflow_guarantee
 from dpestim.preprocessing import RowNormClipper, StandardScaler
 
 # -- 1. the raw CSV ------------------------------------------------------------
 folder = get_data_home() / "adult"
-read = dict(names=_ADULT_COLUMNS, skipinitialspace=True, comment="|")
+read = dict(names=list(ADULT_COLUMNS), skipinitialspace=True, comment="|")
 train = pd.read_csv(folder / "adult.data", **read)
 test = pd.read_csv(folder / "adult.test", **read)
 y = (train["income"].str.rstrip(".") == ">50K").to_numpy(int)
@@ -53,8 +52,8 @@ def _log_capital(X):
 
 
 log_capital = FunctionTransformer(_log_capital)
-categorical = [name for name, _ in _ADULT_CATEGORICAL]
-categories = [cats for _, cats in _ADULT_CATEGORICAL]
+categorical = list(ADULT_CATEGORIES)
+categories = list(ADULT_CATEGORIES.values())
 
 budget = PrivacyBudget(epsilon=1.0, delta=1e-5)
 with budget:

@@ -1,4 +1,4 @@
-"""NumPy twins of the vertex-sampling kernels (``dpestim.solvers._saddle_kernels``).
+"""NumPy twins of the vertex-sampling kernels (``dpestim.solvers.saddle._kernels``).
 
 Written independently of the kernels, from the spec's pseudo-code: explicit
 per-example gradients, ``scipy.special.softmax`` and ``numpy.searchsorted``.

@@ -36,7 +36,7 @@ def test_quick_demo_rows_table_and_plot(tmp_path):
     table = _demo.format_table(rows, (1.0, math.inf))
     assert "eps=1" in table and "eps=inf" in table and "scikit-learn" in table
     assert len(table.splitlines()) < 25  # a short table, not the matrix
-    # the defaults-benchmark schema, read by benchmarks/solver_guide.py
+    # the defaults-benchmark schema, read by benchmarks/utility/solver_guide.py
     records = _demo.to_records(rows)
     keys = {"estimator", "solver", "dataset", "epsilon", "seed", "metric"}
     assert all(keys | {"score", "fit_cpu_s"} == set(r) for r in records)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the peer libraries of benchmarks/run_peers.py in their own virtual
+# Install the peer libraries of benchmarks/peers/run_peers.py in their own virtual
 # environments, outside dpestim's dependencies.
 #
 #   bash benchmarks/peers/install_peers.sh [opacus|diffprivlib|sklearn18|all]

@@ -58,7 +58,7 @@ def fit(task):
         dpestim.LogisticRegression(max_iter=1, random_state=0, **params).fit(
             X[:1000], y[:1000]
         )
-    from dpestim.solvers import dp_sgd
+    from dpestim.solvers.sgd import dp_sgd
 
     loop, spent = dp_sgd._noisy_sgd_loop, [0.0, 0.0]
 

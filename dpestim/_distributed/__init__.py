@@ -7,7 +7,7 @@ blocks), returns the sum of its clipped per-example gradients, and the
 driver adds the sums in a fixed order, draws the noise once and takes the
 step. :func:`as_blocked` recognises the inputs that take this path; the
 estimators only dispatch to it, and the solvers run the same steps as in
-memory (:func:`dpestim.solvers.dp_sgd.noisy_gradient_descent`).
+memory (:func:`dpestim.solvers.sgd.dp_sgd.noisy_gradient_descent`).
 """
 
 from ._local import LocalBlocks

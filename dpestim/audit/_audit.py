@@ -332,7 +332,6 @@ def _solver_relation(estimator):
 
         if solver not in SOLVERS:
             # a saddle solver of the minimax / fairness estimators
-            from ..solvers import sgda  # noqa: F401  (registers noisy-sgda)
             from ..solvers.saddle import SADDLE_SOLVERS
 
             if solver in SADDLE_SOLVERS:

@@ -249,7 +249,6 @@ def audit_solver(
 
 def _saddle_solver(solver):
     """The saddle solver class ``solver`` names or is, else ``None``."""
-    from ..solvers import sgda  # noqa: F401  (registers noisy-sgda)
     from ..solvers.saddle import SADDLE_SOLVERS, BaseSaddleSolver
 
     if isinstance(solver, BaseSaddleSolver):

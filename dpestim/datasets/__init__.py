@@ -8,6 +8,8 @@ and raises :class:`DatasetNotFoundError` when its files are missing.
 from ._home import DatasetNotFoundError, dataset_available, get_data_home
 from ._libsvm import load_adult_a9a, load_farm_ads, load_mnist, load_phishing, load_w8a
 from ._loaders import (
+    ADULT_CATEGORIES,
+    ADULT_COLUMNS,
     california_test_rows,
     load_adult,
     load_bank,
@@ -17,6 +19,8 @@ from ._loaders import (
 )
 
 __all__ = [
+    "ADULT_CATEGORIES",
+    "ADULT_COLUMNS",
     "DatasetNotFoundError",
     "california_test_rows",
     "dataset_available",

@@ -134,6 +134,11 @@ _ADULT_CATEGORICAL = [
 ]
 # fmt: on
 
+#: Public schema of the raw Adult files (``adult.names``): the column names in
+#: file order, and each categorical column's category list.
+ADULT_COLUMNS = tuple(_ADULT_COLUMNS)
+ADULT_CATEGORIES = {name: list(cats) for name, cats in _ADULT_CATEGORICAL}
+
 
 def _adult_file(path):
     with open(path, newline="") as f:

@@ -1,7 +1,7 @@
 """Shared machinery of the private minimax / fairness estimators.
 
 These estimators solve a saddle point ``min_theta max_lam E f(theta, lam; z)``.
-With the default solver ``"noisy-sgda"`` (:mod:`dpestim.solvers.sgda`)
+With the default solver ``"noisy-sgda"`` (:mod:`dpestim.solvers.saddle.sgda`)
 ``theta`` is unconstrained and the dual lives on group weights or bounded
 multipliers (add/remove neighbouring, Gaussian, dp_accounting); with the
 vertex-sampling solvers of :mod:`dpestim.solvers.saddle` ``theta`` is on the
@@ -26,7 +26,6 @@ from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
 from ..privacy import PrivacyReport, calibrate_noise, check_guarantee, compute_epsilon
 from ..privacy.charging import FitCharge, charge_fit
 from ..privacy.report import seed_warnings
-from ..solvers._sgda_kernels import DUAL_WEIGHTS
 from ..solvers.saddle import (
     MAX_SCORE_BOUND,
     BaseSaddleSolver,
@@ -34,7 +33,8 @@ from ..solvers.saddle import (
     plan_saddle,
     resolve_saddle_solver,
 )
-from ..solvers.sgda import NoisySGDA, SGDAPlan
+from ..solvers.saddle._sgda_kernels import DUAL_WEIGHTS
+from ..solvers.saddle.sgda import NoisySGDA, SGDAPlan
 from ..utils import check_generator
 from ..utils.fit_warnings import collect_fit_warnings, warn_in_fit
 

@@ -6,9 +6,9 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..losses import LOGISTIC
-from ..solvers._sgda_kernels import DUAL_BOX, FAIR_REDUCTION
 from ..solvers.saddle import LinearSaddleProblem
-from ..solvers.sgda import LagrangianProblem, NoisySGDA
+from ..solvers.saddle._sgda_kernels import DUAL_BOX, FAIR_REDUCTION
+from ..solvers.saddle.sgda import LagrangianProblem, NoisySGDA
 from ._base import _DOC_ATTRIBUTES, _DOC_COMMON, BaseMinimaxModel
 from ._minimax import BinaryLinearClassifierMixin
 

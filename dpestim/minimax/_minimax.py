@@ -12,9 +12,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import PrivacyLeakWarning
 from ..losses import LOGISTIC, SQUARED
-from ..solvers._sgda_kernels import DUAL_WEIGHTS, WORST_GROUP
 from ..solvers.saddle import MAX_SCORE_BOUND, LinearSaddleProblem
-from ..solvers.sgda import LagrangianProblem
+from ..solvers.saddle._sgda_kernels import DUAL_WEIGHTS, WORST_GROUP
+from ..solvers.saddle.sgda import LagrangianProblem
 from ..utils import check_label_values
 from ._base import _DOC_ATTRIBUTES, _DOC_COMMON, BaseMinimaxModel
 

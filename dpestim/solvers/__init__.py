@@ -1,23 +1,49 @@
-"""Private optimisation algorithms, one module per paper algorithm."""
+"""Private optimisation algorithms, grouped by family.
 
+* :mod:`~dpestim.solvers.sgd`: DP-SGD and its adaptive / smoothed variants;
+* :mod:`~dpestim.solvers.accelerated`: full-batch dp-gd and momentum methods;
+* :mod:`~dpestim.solvers.coordinate`: dual coordinate descent;
+* :mod:`~dpestim.solvers.saddle`: mirror descent and SGDA for saddle problems.
+
+The solver contract (:mod:`~dpestim.solvers.base`), the registry behind
+``solver="name"`` and the ``"auto"`` rules shared by every family
+(:mod:`~dpestim.solvers._policy`) sit at this level; each family keeps its
+own rules beside its solvers.
+"""
+
+from . import _aliases
 from ._registry import SOLVERS, resolve_solver
-from .accelerated import AcceleratedSolver
-from .adp_sgd import ADPSGD, ADPAdaGrad
+from .accelerated import (
+    DPGD,
+    DPHB,
+    DPMASG,
+    DPNAG,
+    AcceleratedSolver,
+    DPMASGOpt,
+    DPNAGOpt,
+)
 from .base import BaseSolver, ERMPlan, SolverResult
-from .dp_gd import DPGD
-from .dp_lssgd import (
+from .coordinate import DPSCD, SeqDPSCD
+from .saddle import (
+    DPSGDA,
+    DPSMD,
+    DPSMDBR,
+    DPSMDSCO,
+    SADDLE_SOLVERS,
+    NoisySGDA,
+    SaddlePlan,
+)
+from .sgd import (
+    ADPSGD,
     DPLSSGD,
+    DPSGD,
+    ADPAdaGrad,
     laplacian_smooth,
     smoothed_noise_variance_factor,
     smoothing_eigenvalues,
 )
-from .dp_scd import DPSCD
-from .dp_sgd import DPSGD
-from .dp_smd_sco import DPSMDSCO
-from .momentum import DPHB, DPMASG, DPNAG, DPMASGOpt, DPNAGOpt
-from .saddle import DPSGDA, DPSMD, DPSMDBR, SADDLE_SOLVERS, SaddlePlan
-from .seq_dp_scd import SeqDPSCD
-from .sgda import NoisySGDA
+
+_aliases.install()
 
 __all__ = [
     "ADPAdaGrad",

@@ -2,15 +2,15 @@
 
 from sklearn.base import clone
 
-from .adp_sgd import ADPSGD, ADPAdaGrad
+from .accelerated.dp_gd import DPGD
+from .accelerated.momentum import DPHB, DPMASG, DPNAG, DPMASGOpt, DPNAGOpt
 from .base import BaseSolver
-from .dp_gd import DPGD
-from .dp_lssgd import DPLSSGD
-from .dp_scd import DPSCD
-from .dp_sgd import DPSGD
-from .dp_smd_sco import DPSMDSCO
-from .momentum import DPHB, DPMASG, DPNAG, DPMASGOpt, DPNAGOpt
-from .seq_dp_scd import SeqDPSCD
+from .coordinate.dp_scd import DPSCD
+from .coordinate.seq_dp_scd import SeqDPSCD
+from .saddle.dp_smd_sco import DPSMDSCO
+from .sgd.adp_sgd import ADPSGD, ADPAdaGrad
+from .sgd.dp_lssgd import DPLSSGD
+from .sgd.dp_sgd import DPSGD
 
 __all__ = ["SOLVERS", "resolve_solver"]
 

@@ -3,7 +3,7 @@
 An estimator fitted with ``verbose >= 1`` opens a :func:`fit_progress` bar
 over the solver's noisy steps. Solvers whose loop can be run in pieces (the
 gradient family, through
-:func:`~dpestim.solvers.dp_sgd.noisy_gradient_descent`) read the open bar
+:func:`~dpestim.solvers.sgd.dp_sgd.noisy_gradient_descent`) read the open bar
 with :func:`current_progress` and advance it chunk by chunk; the others leave
 it to be completed when ``solve`` returns. Progress never changes a result:
 a chunked run draws exactly the same random numbers as one call.

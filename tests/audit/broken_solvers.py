@@ -25,7 +25,7 @@ from dpestim.solvers import (
     SeqDPSCD,
     SolverResult,
 )
-from dpestim.solvers.dp_sgd import _row_sq_norms, noisy_gradient_descent
+from dpestim.solvers.sgd.dp_sgd import _row_sq_norms, noisy_gradient_descent
 
 __all__ = [
     "BROKEN_SOLVERS",
@@ -305,4 +305,4 @@ fits as the correct solver (test_solver_audit.py). Not listed: seq-dp-scd and
 the vertex-sampling solvers (dp-smd, dp-smd-br, dp-smd-sco), whose released
 output cannot reveal a factor-2 bug (see BENCHMARKS.md, "Tight privacy audit
 of the solvers"); SeqScdHalfNoise, SeqScdParallelSensitivity and
-SmdUncappedStep measure that in benchmarks/audit_solvers.py."""
+SmdUncappedStep measure that in benchmarks/privacy/audit_solvers.py."""

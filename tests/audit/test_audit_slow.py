@@ -1,6 +1,6 @@
 """Slow audit tier (``pytest -m slow tests/audit``): the full-budget targets.
 
-The configurations are those of ``benchmarks/audit_solvers.py`` (which
+The configurations are those of ``benchmarks/privacy/audit_solvers.py`` (which
 records the numbers in BENCHMARKS.md): dp-sgd at full batch and epsilon = 1
 reaches 0.8x its reported epsilon, the Laplace solvers 0.9x, every other
 registered solver stays below its reported epsilon, and every broken variant
@@ -19,7 +19,9 @@ from broken_solvers import BROKEN_BY_FAMILY, ShuffledAsPoisson
 from dpestim import Ridge
 from dpestim.audit import audit_estimator
 
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "audit_solvers.py"
+_PATH = (
+    Path(__file__).resolve().parents[2] / "benchmarks" / "privacy" / "audit_solvers.py"
+)
 _spec = importlib.util.spec_from_file_location("audit_solvers", _PATH)
 bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)

@@ -4,7 +4,7 @@ Validity and tightness are checked on the exact Gaussian mechanism (numpy
 draws, no solver): the bound must exceed the true epsilon in at most about
 ``alpha`` of the seeds, and reach 0.8x at the budget of the benchmark rows.
 The solver rows (dp-sgd and its broken variants) run with a few thousand fits;
-the full-budget rows are in benchmarks/audit_gdp.py and the slow tier.
+the full-budget rows are in benchmarks/privacy/audit_gdp.py and the slow tier.
 """
 
 import importlib.util
@@ -197,7 +197,9 @@ def test_non_finite_scores_count_as_errors():
 
 
 def _bench():
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "audit_gdp.py"
+    path = (
+        Path(__file__).resolve().parents[2] / "benchmarks" / "privacy" / "audit_gdp.py"
+    )
     spec = importlib.util.spec_from_file_location("audit_gdp", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -207,7 +209,7 @@ def _bench():
 @pytest.mark.slow
 @pytest.mark.parametrize("label", [r[0] for r in _bench().configs()], ids=str)
 def test_full_budget_gdp_row(label):
-    """The rows of benchmarks/audit_gdp.py with their targets as assertions."""
+    """The rows of benchmarks/privacy/audit_gdp.py with their targets as assertions."""
     bench = _bench()
     solver, kw = {r[0]: r[1:] for r in bench.configs()}[label]
     row = bench.run_row(label, solver, kw, seed=0)

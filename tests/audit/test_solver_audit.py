@@ -4,7 +4,7 @@ Each family gets a correct solver that must not be flagged and whose bound is
 close to its reported epsilon, and broken variants (noise halved, sensitivity
 doubled without telling the accountant) that must be flagged with the same
 number of fits. The full-budget runs are in test_audit_slow.py and
-benchmarks/audit_solvers.py.
+benchmarks/privacy/audit_solvers.py.
 """
 
 import math

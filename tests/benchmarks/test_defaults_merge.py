@@ -1,4 +1,4 @@
-"""benchmarks/defaults.py: merging replaces whole cells; the report gives reasons."""
+"""benchmarks/utility/defaults.py: merges replace whole cells; reasons in the report."""
 
 import json
 import sys
@@ -11,7 +11,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def bench(monkeypatch):
-    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks" / "utility"))
     for name in ("defaults", "defaults_report"):
         sys.modules.pop(name, None)
     import defaults

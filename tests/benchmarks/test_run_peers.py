@@ -1,4 +1,4 @@
-"""Fast checks of benchmarks/run_peers.py (no peer library needed)."""
+"""Fast checks of benchmarks/peers/run_peers.py (no peer library needed)."""
 
 import importlib.util
 import json
@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def rp():
     spec = importlib.util.spec_from_file_location(
-        "run_peers", REPO / "benchmarks" / "run_peers.py"
+        "run_peers", REPO / "benchmarks" / "peers" / "run_peers.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -1,4 +1,4 @@
-"""benchmarks/solver_guide.py on a small synthetic results file."""
+"""benchmarks/utility/solver_guide.py on a small synthetic results file."""
 
 import importlib.util
 import json
@@ -12,7 +12,7 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def guide():
     spec = importlib.util.spec_from_file_location(
-        "solver_guide", REPO / "benchmarks" / "solver_guide.py"
+        "solver_guide", REPO / "benchmarks" / "utility" / "solver_guide.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -26,7 +26,7 @@ def test_worker_lost_mid_fit_aborts_without_a_partial_step(monkeypatch):
     """
     from distributed import Client, LocalCluster
 
-    import dpestim.solvers.dp_sgd as dp_sgd
+    import dpestim.solvers.sgd.dp_sgd as dp_sgd
 
     rng = np.random.default_rng(zlib.crc32(b"kill"))
     X = rng.normal(size=(2500, 5))

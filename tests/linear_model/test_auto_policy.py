@@ -203,10 +203,15 @@ def test_y_bound_forms_and_errors(regression):
 #: "Defaults"). Since clip_norm="auto" is inf at epsilon=inf, the limit is
 #: scikit-learn's own objective, reached by every solver; dp-smd-sco solves
 #: another problem (its l1 ball, no L2 penalty) and is compared with
-#: scikit-learn's optimum of that problem (benchmarks/l1ball_reference.py).
+#: scikit-learn's optimum of that problem (benchmarks/utility/l1ball_reference.py).
 NONPRIVATE_MISSES = {}
 
-_L1BALL = Path(__file__).resolve().parents[2] / "benchmarks" / "l1ball_reference.py"
+_L1BALL = (
+    Path(__file__).resolve().parents[2]
+    / "benchmarks"
+    / "utility"
+    / "l1ball_reference.py"
+)
 
 
 def _l1ball_reference():
@@ -298,7 +303,7 @@ def _majority(y):
 def test_seq_dp_scd_auto_plan_is_batch_one_with_a_public_dual_clip():
     """Private: batch 1, passes from the work budget, C = clip_norm * lr."""
     from dpestim.solvers import SeqDPSCD
-    from dpestim.solvers._policy import seq_scd_epochs, seq_scd_step
+    from dpestim.solvers.coordinate._policy import seq_scd_epochs, seq_scd_step
 
     X, y, _, _ = _separable("seq-plan", 4000, 8)
     est = LogisticRegression(
@@ -355,7 +360,10 @@ def test_seq_dp_scd_warns_when_the_dual_noise_swamps_the_updates():
 def test_seq_scd_unclipped_epochs_rule_values():
     """5 e-folds of plain SDCA, 5 (1 + L / (alpha n)) passes, within the work
     budget (German credit's squared hinge: L / (alpha n) = 440)."""
-    from dpestim.solvers._policy import SEQ_SCD_WORK, seq_scd_unclipped_epochs
+    from dpestim.solvers.coordinate._policy import (
+        SEQ_SCD_WORK,
+        seq_scd_unclipped_epochs,
+    )
 
     assert seq_scd_unclipped_epochs(750, 64, 1, 33.0, 1e-4) == 2205
     assert seq_scd_unclipped_epochs(1000, 10, 1, 0.1, 1.0) == 6  # well conditioned
@@ -371,7 +379,7 @@ def test_seq_dp_scd_nonprivate_reaches_the_optimum_when_ill_conditioned():
     LinearSVC: 0.684 against liblinear's 0.724 with 110 passes)."""
     from sklearn.svm import LinearSVC as SkLinearSVC
 
-    from dpestim.solvers._policy import seq_scd_unclipped_epochs
+    from dpestim.solvers.coordinate._policy import seq_scd_unclipped_epochs
 
     rng = _rng("seq-sdca")
     n, d, alpha = 400, 20, 1e-4
@@ -465,7 +473,7 @@ def test_dp_smd_sco_exact_solve_only_without_privacy(n, epsilon):
     batch per step), for every size, even at a huge finite epsilon and even
     when Theorem 4.2's T equals the exact plan's iteration cap."""
     from dpestim.solvers.base import ERMPlan
-    from dpestim.solvers.dp_smd_sco import EXACT_MAX_ITER
+    from dpestim.solvers.saddle.dp_smd_sco import EXACT_MAX_ITER
 
     plan = ERMPlan(
         n_samples=n, n_features=7, n_outputs=1, loss="logistic", alpha=1e-4,
@@ -566,7 +574,7 @@ def _plan(loss, n=5000, d=20, K=1, alpha=1e-4):
 
 
 def _momentum_of(solver, plan):
-    from dpestim.solvers._accelerated_schedules import _nag_momentum
+    from dpestim.solvers.accelerated._schedules import _nag_momentum
 
     L, mu = solver._constants(plan)
     return float(_nag_momentum(solver.step_scale / L, mu))

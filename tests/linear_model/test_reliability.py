@@ -20,7 +20,7 @@ from dpestim.solvers import (
     SOLVERS,
     DPNAGOpt,
 )
-from dpestim.solvers import dp_sgd as dp_sgd_module
+from dpestim.solvers.sgd import dp_sgd as dp_sgd_module
 
 rng = np.random.default_rng(13)
 X = rng.normal(size=(20, 3))

@@ -159,7 +159,7 @@ def test_small_group_warns_with_the_number_needed_and_no_private_count():
 
 
 def _plan(clf, n):
-    from dpestim.solvers.sgda import SGDAPlan
+    from dpestim.solvers.saddle.sgda import SGDAPlan
 
     return SGDAPlan(n, clf.n_features_in_ + 1, 2, clf.dp_event_.events[0])
 

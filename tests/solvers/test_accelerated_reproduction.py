@@ -3,7 +3,7 @@
 m = 1,000, c = 1, T = 200, all six methods, 20 runs (spec 000, section 5.4:
 the subset suggested for CI). The final mean ``F - F*`` must be within +-35%
 of the spec's correct-noise numpy re-run, and the "-opt" variants must be the
-two best. The full grid is ``benchmarks/reproduce_accelerated.py``.
+two best. The full grid is ``benchmarks/reproduce/accelerated.py``.
 """
 
 import os
@@ -12,13 +12,13 @@ import sys
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "benchmarks"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "benchmarks", "reproduce"))
 
 
 @pytest.mark.slow
 def test_figure4_subset_within_band():
+    import accelerated as R
     import numpy as np
-    import reproduce_accelerated as R
 
     X, z = R.make_data()
     L = float(np.linalg.eigvalsh(X.T @ X / R.N).max() + 2 * R.LAM)  # as the paper

@@ -24,7 +24,7 @@ from dpestim.exceptions import PrivacyBudgetWarning
 from dpestim.losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED
 from dpestim.privacy import compute_epsilon
 from dpestim.solvers import ADPSGD, DPSGD, SOLVERS, ADPAdaGrad
-from dpestim.solvers.adp_sgd import paper_noise_multiplier, step_size_schedule
+from dpestim.solvers.sgd.adp_sgd import paper_noise_multiplier, step_size_schedule
 
 
 def np_adaptive_sgd(X, Y, plan, q, stds, rates, rng, adagrad=None, leaky=False):

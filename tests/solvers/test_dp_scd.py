@@ -21,7 +21,7 @@ from twins import np_poisson_sample
 from dpestim import LinearSVC, LogisticRegression, Ridge
 from dpestim.losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
 from dpestim.solvers import DPSCD, SOLVERS, SeqDPSCD, resolve_solver
-from dpestim.solvers.dp_scd import LOGISTIC_BOX, scd_loop
+from dpestim.solvers.coordinate.dp_scd import LOGISTIC_BOX, scd_loop
 
 LOSSES = (SQUARED, LOGISTIC, HINGE, SQUARED_HINGE)
 

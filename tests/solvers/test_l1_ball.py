@@ -7,7 +7,11 @@ import pytest
 from scipy.optimize import brentq
 
 from dpestim.losses import LOGISTIC, MULTINOMIAL, SQUARED_HINGE
-from dpestim.solvers._l1_ball import mean_loss_grad, project_l1_ball, solve_l1_ball
+from dpestim.solvers.saddle._l1_ball import (
+    mean_loss_grad,
+    project_l1_ball,
+    solve_l1_ball,
+)
 
 
 def _rng(name):

@@ -28,7 +28,7 @@ from dpestim._kernels.lazy_noise import (
 )
 from dpestim.losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED
 from dpestim.solvers import ADPSGD, DPSGD, ADPAdaGrad
-from dpestim.solvers.dp_sgd import noisy_gradient_descent
+from dpestim.solvers.sgd.dp_sgd import noisy_gradient_descent
 from dpestim.utils._rows import row_sq_norms
 
 

@@ -21,20 +21,20 @@ from dpestim.minimax import (
     MinimaxLogisticRegression,
     MinimaxRegressor,
 )
-from dpestim.solvers import _saddle_kernels as K
-from dpestim.solvers._games import planted_game
 from dpestim.solvers.saddle import (
     DPSGDA,
     DPSMD,
     DPSMDBR,
     BilinearGame,
     SaddlePlan,
-    br_sample_epsilon,
     composed_epsilon,
-    event_epsilon,
     per_sample_epsilon,
     run_saddle,
 )
+from dpestim.solvers.saddle import _kernels as K
+from dpestim.solvers.saddle._accounting import event_epsilon
+from dpestim.solvers.saddle._games import planted_game
+from dpestim.solvers.saddle.base import br_sample_epsilon
 
 DELTA = 1e-6
 

@@ -45,8 +45,8 @@ from dpestim._kernels import (
 )
 from dpestim.losses import LOSS_NAMES, MULTINOMIAL, SQUARED
 from dpestim.solvers import DPSGD, SOLVERS, AcceleratedSolver, ERMPlan
-from dpestim.solvers._accelerated_kernels import _row_norms
-from dpestim.solvers.dp_sgd import _row_sq_norms
+from dpestim.solvers.accelerated._kernels import _row_norms
+from dpestim.solvers.sgd.dp_sgd import _row_sq_norms
 
 _CODES = {name: code for code, name in LOSS_NAMES.items()}
 

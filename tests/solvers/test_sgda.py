@@ -11,9 +11,9 @@ from twins import np_poisson_sample_range, np_sampling_key
 from dpestim.losses import LOGISTIC, SQUARED
 from dpestim.privacy import compute_epsilon
 from dpestim.solvers import NoisySGDA
-from dpestim.solvers import _sgda_kernels as K
 from dpestim.solvers.saddle import SADDLE_SOLVERS, resolve_saddle_solver
-from dpestim.solvers.sgda import LagrangianProblem, SGDAPlan
+from dpestim.solvers.saddle import _sgda_kernels as K
+from dpestim.solvers.saddle.sgda import LagrangianProblem, SGDAPlan
 
 
 def _seed(name):

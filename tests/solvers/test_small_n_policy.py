@@ -16,7 +16,8 @@ import pytest
 from dpestim import LinearSVC, LogisticRegression, Ridge
 from dpestim.losses import LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
 from dpestim.solvers import _policy
-from dpestim.solvers.adp_sgd import ADPSGD
+from dpestim.solvers.coordinate import _policy as _coordinate_policy
+from dpestim.solvers.sgd.adp_sgd import ADPSGD
 
 LOG_D = math.log(1e5)  # delta = 1e-5
 
@@ -82,7 +83,7 @@ def test_travel_batch_and_step():
 )
 def test_scd_plan_takes_enough_steps(n, eps, loss, plan):
     K = 10 if loss == MULTINOMIAL else 1
-    assert _policy.scd_plan(n, eps, 1e-5, loss=loss, n_outputs=K) == plan
+    assert _coordinate_policy.scd_plan(n, eps, 1e-5, loss=loss, n_outputs=K) == plan
 
 
 def _german_shaped(name, n=750, d=62):

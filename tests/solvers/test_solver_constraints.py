@@ -20,8 +20,8 @@ from sklearn.utils._param_validation import Interval, InvalidParameterError
 
 from dpestim import LogisticRegression, MinimaxRegressor
 from dpestim.solvers import SADDLE_SOLVERS, SOLVERS, SaddlePlan
-from dpestim.solvers._games import planted_game
 from dpestim.solvers.saddle import run_saddle
+from dpestim.solvers.saddle._games import planted_game
 
 EPS = 1.0
 BAD = [-1, 0, math.nan, math.inf, -math.inf, 1e300]

@@ -1,0 +1,1 @@
+"""dpestim's benchmarks, by topic; ``python -m benchmarks`` runs them (see README)."""

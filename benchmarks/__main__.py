@@ -1,0 +1,177 @@
+"""Regenerate the published benchmark results at the current commit.
+
+    PYTHONPATH=. python -m benchmarks list
+    PYTHONPATH=. python -m benchmarks all --quick     # smoke run, into scratch
+    PYTHONPATH=. python -m benchmarks all --full      # the published results
+    PYTHONPATH=. python -m benchmarks run audit_gdp --full
+
+Each entry runs its script as a separate process (``PYTHONPATH`` = this
+checkout). ``--quick`` writes to ``benchmarks/results/scratch/quick/`` (never
+over the published files) with each script's smallest settings; ``--full``
+writes to ``benchmarks/results/``. Every file a run writes is stamped in the
+``MANIFEST.json`` of that folder with the commit, whether the tree was
+modified, the command and the time, so each published number can be traced to
+the command that made it. Entries that need the peer libraries (diffprivlib,
+Opacus: ``benchmarks/peers/install_peers.sh``) are marked and skipped when the
+peers are missing.
+"""
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "benchmarks" / "results"
+QUICK = RESULTS / "scratch" / "quick"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One benchmark: its script, its smoke and full arguments."""
+
+    name: str
+    script: str
+    quick: tuple = ()
+    full: tuple = ()
+    needs: tuple = field(default=())  # importable modules it needs
+
+
+ENTRIES = [
+    # reproductions, one module per paper
+    Entry("reproduce_accelerated", "reproduce/accelerated.py", ("--quick",)),
+    Entry("reproduce_saddle", "reproduce/saddle.py", ("--quick",)),
+    Entry("reproduce_scd", "reproduce/scd.py", ("--quick",)),
+    Entry("reproduce_adaptive", "reproduce/adaptive.py", ("--quick",)),
+    Entry("reproduce_lssgd", "reproduce/lssgd.py", ("--quick",)),
+    # utility: defaults matrix, fairness, private search
+    Entry(
+        "defaults",
+        "utility/defaults.py",
+        ("--datasets", "german", "--seeds", "1", "--epsilons", "1", "inf"),
+    ),
+    Entry("fairness", "utility/fairness.py", ("--quick",)),
+    Entry("private_search", "utility/private_search.py", ("--quick",)),
+    Entry(
+        "budget_composition",
+        "utility/budget_composition.py",
+        needs=("diffprivlib",),
+    ),
+    # privacy audits
+    Entry("audit_gdp", "privacy/audit_gdp.py", ("--quick",)),
+    Entry("audit_solvers", "privacy/audit_solvers.py", ("--quick",)),
+    # speed, each against a baseline measured in the same run
+    Entry("calibration", "speed/calibration.py", ("--repeats", "1")),
+    Entry("fullbatch", "speed/fullbatch.py", ("--repeats", "1")),
+    Entry("startup", "speed/startup.py", ("--repeats", "1")),
+    Entry("sparse", "speed/sparse.py", ("--repeats", "1", "--epochs", "1", "2")),
+    Entry("gridsearch", "speed/gridsearch.py", ("--repeats", "1")),
+    Entry("dpsgd", "speed/dpsgd.py", needs=("diffprivlib",)),
+    Entry(
+        "dask",
+        "speed/dask_fit.py",
+        ("--rows", "200000", "--repeats", "1", "--skip-memory-limit"),
+        needs=("dask.distributed", "zarr"),
+    ),
+    Entry("mnist_epoch", "speed/mnist_epoch.py", needs=("diffprivlib", "opacus")),
+    Entry("peers", "peers/run_peers.py", needs=("diffprivlib", "opacus")),
+]
+BY_NAME = {e.name: e for e in ENTRIES}
+
+
+def _git(*args):
+    out = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def _missing(entry):
+    import importlib.util
+
+    return [m for m in entry.needs if importlib.util.find_spec(m) is None]
+
+
+def _written_since(folder, start):
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file()
+        and p.name != "MANIFEST.json"
+        and p.stat().st_mtime >= start
+        and "scratch" not in p.relative_to(folder).parts[:-1]
+    )
+
+
+def run(entry, quick):
+    """Run one entry; stamp what it wrote. Returns the process's exit code."""
+    out = QUICK if quick else RESULTS
+    out.mkdir(parents=True, exist_ok=True)
+    args = entry.quick if quick else entry.full
+    cmd = [sys.executable, str(REPO / "benchmarks" / entry.script), *args]
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    if quick:
+        env["DPESTIM_BENCH_RESULTS"] = str(out)
+    start = time.time()
+    t0 = os.times()
+    code = subprocess.call(cmd, cwd=REPO, env=env)
+    t1 = os.times()
+    cpu = (t1.children_user - t0.children_user) + (
+        t1.children_system - t0.children_system
+    )
+    wall = time.time() - start
+    manifest_path = out / "MANIFEST.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    stamp = {
+        "commit": _git("rev-parse", "HEAD"),
+        "modified_tree": bool(_git("status", "--porcelain", "--untracked-files=no")),
+        "command": "PYTHONPATH=. python "
+        + shlex.join([f"benchmarks/{entry.script}", *args]),
+        "mode": "quick" if quick else "full",
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "exit_code": code,
+        "wall_s": round(wall, 1),
+        "cpu_s": round(cpu, 1),
+    }
+    for p in _written_since(out, start):
+        manifest[str(p.relative_to(out))] = stamp
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    print(f"[benchmarks] {entry.name}: exit {code}, {wall:.0f} s wall, {cpu:.0f} s CPU")
+    return code
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    p.add_argument("action", choices=["list", "all", "run"])
+    p.add_argument("names", nargs="*", help="entries for 'run'")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="smoke run (default)")
+    mode.add_argument("--full", action="store_true", help="the published results")
+    a = p.parse_args(argv)
+    if a.action == "list":
+        for e in ENTRIES:
+            need = f"  (needs {', '.join(e.needs)})" if e.needs else ""
+            print(f"{e.name:24s} benchmarks/{e.script}{need}")
+        return 0
+    unknown = [n for n in a.names if n not in BY_NAME]
+    if unknown:
+        p.error(f"unknown entries {unknown}; see 'python -m benchmarks list'")
+    entries = ENTRIES if a.action == "all" else [BY_NAME[n] for n in a.names]
+    failed = []
+    for e in entries:
+        missing = _missing(e)
+        if missing:
+            print(f"[benchmarks] {e.name}: skipped, needs {', '.join(missing)}")
+            continue
+        if run(e, quick=not a.full) != 0:
+            failed.append(e.name)
+    if failed:
+        print(f"[benchmarks] failed: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
