@@ -292,6 +292,17 @@ default="demographic_parity"
         Returns
         -------
         self : object
+
+        Raises
+        ------
+        TypeError
+            If ``estimator`` is not a dpestim classifier (before any data is
+            read).
+        dpestim.exceptions.BudgetExceededError
+            If the histogram would exceed an active
+            :class:`~dpestim.model_selection.PrivacyBudget` (raised before the
+            histogram is computed; a base estimator fitted here has been
+            charged and fitted already).
         """
         self._validate_params()
         _check_base_estimator(self.estimator)  # before any data is read
