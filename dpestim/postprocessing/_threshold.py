@@ -244,14 +244,14 @@ default="demographic_parity"
         self.tolerance = tolerance
         self.random_state = random_state
 
-    def _scores(self, X, estimator=None):
-        est = self.estimator_ if estimator is None else estimator
+    def _scores(self, X):
+        est = self.estimator_
         if hasattr(est, "predict_proba"):
             return est.predict_proba(X)[:, 1]
         return expit(np.ravel(est.decision_function(X)))
 
-    def _bins(self, X, estimator=None):
-        b = np.floor(self._scores(X, estimator) * self.n_bins).astype(np.int64)
+    def _bins(self, X):
+        b = np.floor(self._scores(X) * self.n_bins).astype(np.int64)
         return np.clip(b, 0, self.n_bins - 1)
 
     def _group_codes(self, sensitive_features, n, fitting):
@@ -428,7 +428,7 @@ default="demographic_parity"
         hist = GaussianDpEvent(sigma) if sigma > 0 else None
         self.delta_ = d_base + float(self.delta)
         if hist is None:
-            self.dp_event_ = base_event
+            self.dp_event_ = ComposedDpEvent([base_event, NonPrivateDpEvent()])
             self.epsilon_ = math.inf
             how = "not private (epsilon = inf)"
         else:

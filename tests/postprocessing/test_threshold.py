@@ -12,7 +12,7 @@ import zlib
 
 import numpy as np
 import pytest
-from dp_accounting import ComposedDpEvent, GaussianDpEvent
+from dp_accounting import ComposedDpEvent, GaussianDpEvent, NonPrivateDpEvent
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from scipy.special import expit
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
@@ -232,6 +232,11 @@ def test_non_private_histogram_is_charged_as_non_private():
                 X, y, sensitive_features=a
             )
     assert budget.records == []
+    pp = PrivateThresholdOptimizer(base, epsilon=math.inf, groups=GROUPS).fit(
+        X, y, sensitive_features=a
+    )
+    assert pp.epsilon_ == math.inf and pp.noise_multiplier_ == 0.0
+    assert pp.dp_event_ == ComposedDpEvent([base.dp_event_, NonPrivateDpEvent()])
 
 
 # -- the estimator is checked before any data is read -----------------------------
