@@ -10,7 +10,10 @@ the composition of the charged events is at least the reported ``epsilon_``
 at the reported ``delta_``. The list of classes is discovered, not written
 down, so a new public class that releases without charging makes this test
 fail; a new class that reports nothing (no ``dp_event_`` / ``epsilon_``)
-fails too unless it is added, with a reason, to ``NOT_RELEASING``.
+fails too unless it is added, with a reason, to ``NOT_RELEASING``. Public
+functions whose first parameter is data (``X``, ``values``, ``y``) and that
+take an ``epsilon`` are discovered the same way and must charge the event
+they return.
 """
 
 import importlib
@@ -77,6 +80,26 @@ def _public_classes():
 
 CLASSES = _public_classes()
 
+#: First parameter names of public functions that take private data.
+DATA_ARGUMENTS = {"X", "values", "y"}
+
+
+def _public_releasing_functions():
+    """Public functions taking data first and an ``epsilon``."""
+    found = {}
+    for module in _public_modules():
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name, None)
+            if not inspect.isfunction(obj):
+                continue
+            params = list(inspect.signature(obj).parameters)
+            if params and params[0] in DATA_ARGUMENTS and "epsilon" in params:
+                found[name] = obj
+    return dict(sorted(found.items()))
+
+
+FUNCTIONS = _public_releasing_functions()
+
 
 def test_the_walk_finds_the_known_releasing_classes():
     """A sanity check of the walk itself (not the list the test runs on)."""
@@ -87,6 +110,7 @@ def test_the_walk_finds_the_known_releasing_classes():
     ):  # fmt: skip
         assert name in CLASSES
     assert set(NOT_RELEASING) <= set(CLASSES), "stale NOT_RELEASING entry"
+    assert {"private_quantile", "estimate_clip_norm"} <= set(FUNCTIONS)
 
 
 def _build(cls):
@@ -187,3 +211,22 @@ def _check_charged(name, est):
         f"{name}: charged epsilon {charged:.6g} at delta={delta:g} is below its "
         f"reported epsilon_ = {reported:.6g}; records: {records}"
     )
+
+
+@pytest.mark.parametrize("name", list(FUNCTIONS))
+def test_every_releasing_public_function_charges_the_active_budget(name):
+    """The functions return ``(value, dp_event)``; the event must be charged."""
+    X = _data()[0]
+    first = next(iter(inspect.signature(FUNCTIONS[name]).parameters))
+    data = np.linalg.norm(X, axis=1) if first == "values" else X  # 1-D values
+    budget = PrivacyBudget(1e6, 1e-5)
+    with budget, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, event = FUNCTIONS[name](
+            data, quantile=0.5, epsilon=1.0, bounds=(1e-3, 10.0), random_state=0
+        )
+    records = budget.records
+    assert records, f"{name} released ({event!r}) but charged nothing."
+    assert [r[0] for r in records] == [event]
+    charged = composed_epsilon([event], 1e-5, "rdp", records[0][1])
+    assert charged >= 1.0 * (1 - 1e-9)
