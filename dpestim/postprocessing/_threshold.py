@@ -1,22 +1,40 @@
 """Private group-specific thresholds (Hardt, Price and Srebro, 2016 style)."""
 
+import dataclasses
 import math
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from dp_accounting import ComposedDpEvent, GaussianDpEvent
+from dp_accounting import ComposedDpEvent, GaussianDpEvent, NonPrivateDpEvent
 from scipy.optimize import linprog
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    MetaEstimatorMixin,
+    clone,
+    is_classifier,
+)
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import HasMethods, Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import PrivacyLeakWarning
 from ..privacy import PrivacyReport, calibrate_noise, compute_epsilon
+from ..privacy.charging import FitCharge, charge_fit
 
-__all__ = ["PrivateThresholdOptimizer"]
+__all__ = ["HISTOGRAM_SENSITIVITY", "PrivateThresholdOptimizer"]
+
+#: L2 sensitivity of the (group, label, score bin) count vector under each
+#: neighbouring relation. Adding or removing one record changes one count by
+#: one; replacing one record moves one unit from its old cell to its new one
+#: (two counts change by one: ``sqrt(2)``). dp-accounting's RDP accountant
+#: reads ``GaussianDpEvent(s)`` as a sensitivity-one Gaussian of standard
+#: deviation ``s`` under either relation, so the noise drawn is
+#: ``s * HISTOGRAM_SENSITIVITY[relation]`` (checked by brute force on random
+#: neighbouring datasets in ``tests/postprocessing/test_threshold.py``).
+HISTOGRAM_SENSITIVITY = {"add_or_remove_one": 1.0, "replace_one": math.sqrt(2.0)}
 
 
 def _is_fitted(estimator):
@@ -25,6 +43,82 @@ def _is_fitted(estimator):
     except NotFittedError:
         return False
     return True
+
+
+def _n_rows(x, name):
+    """Number of rows of ``x`` (a public quantity), or a clear TypeError."""
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        shape = np.shape(np.asarray(x, dtype=object))
+    if len(shape) == 0:
+        raise TypeError(f"{name} must be array-like, got {type(x).__name__}.")
+    return int(shape[0])
+
+
+def _base_guarantee(estimator):
+    """``(report, dp_event, epsilon, delta)`` of a fitted base estimator.
+
+    ``report`` is a :class:`~dpestim.privacy.PrivacyReport` describing the
+    mechanism (for :class:`~dpestim.model_selection.PrivateSearchCV`, whose
+    report is text, that of the selected candidate, whose relation is the
+    search's); the event and guarantee are the whole base's.
+    """
+    report = estimator.privacy_report()
+    if isinstance(report, PrivacyReport):
+        event = getattr(estimator, "dp_event_", report.dp_event)
+        return report, event, float(report.epsilon), float(report.delta)
+    inner = estimator.best_estimator_.privacy_report()
+    report = dataclasses.replace(
+        inner, solver=f"{type(estimator).__name__} over {inner.solver}"
+    )
+    return report, estimator.dp_event_, estimator.epsilon_, estimator.delta_
+
+
+def _check_base_estimator(estimator):
+    """Refuse anything but a binary-capable dpestim classifier, before any data.
+
+    Accepted: an instance (fitted or not) of a dpestim classifier with a
+    ``privacy_report`` and scores (``predict_proba`` or ``decision_function``),
+    for example :class:`~dpestim.LogisticRegression`, :class:`~dpestim.LinearSVC`,
+    :class:`~dpestim.FairLogisticRegression`,
+    :class:`~dpestim.MinimaxLogisticRegression`, or a
+    :class:`~dpestim.model_selection.PrivateSearchCV` over one of them.
+    """
+    cls = estimator if isinstance(estimator, type) else type(estimator)
+    inner = getattr(estimator, "estimator", None)
+    from_dpestim = cls.__module__.split(".")[0] == "dpestim"
+    reason = None
+    if isinstance(estimator, type):
+        reason = "a class, not an instance"
+    elif not from_dpestim:
+        reason = f"{cls.__module__}.{cls.__name__} is not a dpestim estimator"
+    elif isinstance(estimator, PrivateThresholdOptimizer):
+        reason = "PrivateThresholdOptimizer has no scores to threshold"
+    elif not is_classifier(estimator) or (
+        inner is not None and hasattr(estimator, "param_distributions")
+        and not is_classifier(inner)
+    ):  # fmt: skip
+        reason = f"{cls.__name__} is not a classifier"
+    elif not hasattr(estimator, "privacy_report"):
+        reason = f"{cls.__name__} has no privacy_report()"
+    elif not (
+        hasattr(estimator, "predict_proba") or hasattr(estimator, "decision_function")
+    ):
+        reason = f"{cls.__name__} has neither predict_proba nor decision_function"
+    if reason is not None:
+        raise TypeError(
+            "estimator must be a dpestim classifier (fitted or not) with "
+            "predict_proba or decision_function, such as dpestim.LogisticRegression, "
+            "dpestim.LinearSVC, dpestim.FairLogisticRegression, "
+            "dpestim.MinimaxLogisticRegression or a PrivateSearchCV over one of "
+            f"them; got {estimator!r} ({reason})."
+        )
+    classes = getattr(estimator, "classes", None)
+    if classes is not None and not isinstance(classes, str) and len(classes) != 2:
+        raise ValueError(
+            "PrivateThresholdOptimizer needs a binary classifier: estimator has "
+            f"classes={classes!r}."
+        )
 
 
 class PrivateThresholdOptimizer(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -45,22 +139,39 @@ class PrivateThresholdOptimizer(MetaEstimatorMixin, ClassifierMixin, BaseEstimat
     sensitive_features=a)``. When the group is not available when predicting,
     use :class:`~dpestim.FairLogisticRegression` instead.
 
-    Privacy: adding or removing one record changes one count by one (L2
-    sensitivity 1; replacing one, ``sqrt(2)``, accounted under the base
-    estimator's relation), so the histogram is one ``GaussianDpEvent``. If
-    ``estimator`` was fitted on the same records (the usual case), the fit's
-    guarantee is the composition of the estimator's event and this one
-    (RDP when both events are ``dp_accounting`` events under the same
-    relation, otherwise basic composition); ``epsilon_`` / ``delta_`` are
-    that total.
+    Privacy: the histogram is accounted under the base estimator's
+    neighbouring relation, with its L2 sensitivity under that relation:
+    adding or removing one record changes one count by one (sensitivity 1);
+    replacing one record moves one unit from its old (group, label, bin)
+    cell to its new one, so two counts change by one (sensitivity
+    ``sqrt(2)``). The noise has standard deviation ``noise_multiplier_ *
+    sensitivity_`` per count, and the histogram is the ``GaussianDpEvent(
+    noise_multiplier_)`` of a sensitivity-one Gaussian (dp-accounting's RDP
+    reading of that event under either relation), calibrated to
+    ``(epsilon, delta)`` with the RDP accountant. (dp-accounting's PLD
+    accountant reads a replace-one ``GaussianDpEvent`` as sensitivity 2: a
+    budget with ``accountant="pld"`` charges it conservatively.) The event is
+    charged to the active :class:`~dpestim.model_selection.PrivacyBudget`
+    before the histogram is computed, so an over-budget fit is refused
+    before it releases anything; a base estimator fitted here charges its
+    own fit. If ``estimator`` was fitted on the same records (the usual
+    case), the fit's guarantee is the composition of the estimator's event
+    and this one (RDP when both events are ``dp_accounting`` events under the
+    same relation, otherwise basic composition); ``epsilon_`` / ``delta_``
+    are that total.
 
     Parameters
     ----------
     estimator : dpestim classifier
-        Binary classifier with ``predict_proba`` or ``decision_function``, a
-        ``dp_event_`` and a ``privacy_report()``. If not fitted, a clone is
-        fitted on ``(X, y)`` in ``fit`` (with ``sensitive_features`` if it is
-        a minimax / fairness estimator).
+        A binary dpestim classifier (fitted or not) with ``predict_proba`` or
+        ``decision_function``: :class:`~dpestim.LogisticRegression`,
+        :class:`~dpestim.LinearSVC`, :class:`~dpestim.FairLogisticRegression`,
+        :class:`~dpestim.MinimaxLogisticRegression`, or a
+        :class:`~dpestim.model_selection.PrivateSearchCV` over one of them.
+        Anything else (a regressor, a scikit-learn classifier) raises
+        ``TypeError`` in ``fit`` before any data is read. If not fitted, a
+        clone is fitted on ``(X, y)`` in ``fit`` (with ``sensitive_features``
+        if it is a minimax / fairness estimator).
     constraint : {"demographic_parity", "equalized_odds"}, \
 default="demographic_parity"
     epsilon : float, default=0.2
@@ -87,6 +198,11 @@ default="demographic_parity"
         Probability of predicting ``classes_[1]`` per group and score bin
         (computed from the noisy histogram only).
     noise_multiplier_ : float
+        Noise standard deviation per count divided by ``sensitivity_``
+        (``0.0`` when ``epsilon=inf``).
+    sensitivity_ : float
+        L2 sensitivity of the histogram under the base estimator's relation
+        (``1`` for add-or-remove-one, ``sqrt(2)`` for replace-one).
     epsilon_, delta_ : float
         Total guarantee of ``estimator_`` and the histogram together.
     dp_event_ : DpEvent
@@ -176,48 +292,96 @@ default="demographic_parity"
         Returns
         -------
         self : object
+
+        Raises
+        ------
+        TypeError
+            If ``estimator`` is not a dpestim classifier (before any data is
+            read).
+        dpestim.exceptions.BudgetExceededError
+            If the histogram would exceed an active
+            :class:`~dpestim.model_selection.PrivacyBudget` (raised before the
+            histogram is computed; a base estimator fitted here has been
+            charged and fitted already).
         """
         self._validate_params()
+        _check_base_estimator(self.estimator)  # before any data is read
         self._fit_warnings = []
+        n = _n_rows(X, "X")
+        for name, v in (("y", y), ("sensitive_features", sensitive_features)):
+            if _n_rows(v, name) != n:
+                raise ValueError(
+                    f"{name} must have one entry per sample: expected {n}, got "
+                    f"shape {np.shape(v)}."
+                )
         rng = np.random.default_rng(
             self.random_state
             if not isinstance(self.random_state, np.random.RandomState)
             else self.random_state.randint(2**31)
         )
         if _is_fitted(self.estimator):
-            self.estimator_ = self.estimator
-        else:
-            self.estimator_ = clone(self.estimator)
-            if hasattr(self.estimator_, "group_proportions"):
-                self.estimator_.fit(X, y, sensitive_features=sensitive_features)
+            estimator = self.estimator
+        else:  # charges its own fit
+            estimator = clone(self.estimator)
+            if hasattr(estimator, "group_proportions"):
+                estimator.fit(X, y, sensitive_features=sensitive_features)
             else:
-                self.estimator_.fit(X, y)
-        classes = np.asarray(self.estimator_.classes_)
+                estimator.fit(X, y)
+        classes = np.asarray(estimator.classes_)
         if classes.shape[0] != 2:
             raise ValueError("PrivateThresholdOptimizer needs a binary classifier.")
-        self.classes_ = classes
-        y = np.asarray(y)
-        codes = self._group_codes(sensitive_features, y.shape[0], fitting=True)
-        G, nb = len(self.groups_), int(self.n_bins)
-        label = (y == classes[1]).astype(np.int64)
-        cell = (codes * 2 + label) * nb + self._bins(X)
-        counts = np.bincount(cell, minlength=2 * G * nb).astype(float)
-        base_report = self.estimator_.privacy_report()
+        base_report, base_event, e_base, d_base = _base_guarantee(estimator)
         relation = base_report.neighbouring
+        if relation not in HISTOGRAM_SENSITIVITY:  # pragma: no cover - defensive
+            raise ValueError(f"Unknown neighbouring relation {relation!r}.")
+        sensitivity = HISTOGRAM_SENSITIVITY[relation]
+        # The histogram's mechanism, from public quantities only.
         eps = float(self.epsilon)
-        sigma = 0.0
+        sigma, event = 0.0, NonPrivateDpEvent()
         if math.isfinite(eps):
             sigma = calibrate_noise(
                 GaussianDpEvent, eps, float(self.delta), neighbouring=relation,
                 cache_key=("gaussian",),
             )  # fmt: skip
-            counts = counts + sigma * rng.standard_normal(counts.shape[0])
+            event = GaussianDpEvent(sigma)
+        # Budgets see the histogram before it is computed (and may refuse it).
+        charge_fit(
+            FitCharge(
+                event,
+                relation,
+                f"{type(self).__name__}(histogram of {type(estimator).__name__} "
+                f"scores, n_bins={self.n_bins})",
+                self,
+            )
+        )
+        self.estimator_ = estimator
+        self.classes_ = classes
+        self.sensitivity_ = sensitivity
+        y = np.asarray(y)
+        codes = self._group_codes(sensitive_features, y.shape[0], fitting=True)
+        counts = self._histogram(X, y, codes)
+        if sigma > 0:
+            noise = rng.standard_normal(counts.shape[0])
+            counts = self._add_noise(counts, sigma * sensitivity * noise)
+        G, nb = len(self.groups_), int(self.n_bins)
         counts = np.maximum(counts, 0.0).reshape(G, 2, nb)
         self.positive_probability_ = self._solve_lp(counts)
         self.noise_multiplier_ = sigma
-        self._account(base_report, sigma, relation)
+        self._account(base_report, (base_event, e_base, d_base), sigma, relation)
         del self._fit_warnings
         return self
+
+    def _histogram(self, X, y, codes):
+        """Exact (group, label, score bin) counts: the private statistic."""
+        G, nb = len(self.groups_), int(self.n_bins)
+        label = (np.asarray(y) == self.classes_[1]).astype(np.int64)
+        cell = (codes * 2 + label) * nb + self._bins(X)
+        return np.bincount(cell, minlength=2 * G * nb).astype(float)
+
+    @staticmethod
+    def _add_noise(counts, noise):
+        """The Gaussian mechanism's release (a hook for the sensitivity tests)."""
+        return counts + noise
 
     def _solve_lp(self, counts):
         """Derived predictor maximising estimated accuracy under the constraint."""
@@ -259,13 +423,12 @@ default="demographic_parity"
             raise RuntimeError(f"threshold LP failed: {res.message}")
         return np.clip(res.x[:nv].reshape(G, nb), 0.0, 1.0)
 
-    def _account(self, base_report, sigma, relation):
-        base_event = getattr(self.estimator_, "dp_event_", base_report.dp_event)
+    def _account(self, base_report, base_guarantee, sigma, relation):
+        base_event, e_base, d_base = base_guarantee
         hist = GaussianDpEvent(sigma) if sigma > 0 else None
-        d_base, e_base = float(base_report.delta), float(base_report.epsilon)
         self.delta_ = d_base + float(self.delta)
         if hist is None:
-            self.dp_event_ = base_event
+            self.dp_event_ = ComposedDpEvent([base_event, NonPrivateDpEvent()])
             self.epsilon_ = math.inf
             how = "not private (epsilon = inf)"
         else:
@@ -285,7 +448,9 @@ default="demographic_parity"
             mechanism=(
                 f"{base_report.mechanism}; then the Gaussian mechanism on the "
                 f"(group, label, score bin) histogram ({2 * len(self.groups_)} x "
-                f"{self.n_bins} counts, L2 sensitivity 1 per record)"
+                f"{self.n_bins} counts, L2 sensitivity {self.sensitivity_:.4g} "
+                f"under {relation}; noise standard deviation "
+                f"{sigma * self.sensitivity_:.4g})"
             ),
             sampling=base_report.sampling,
             composition=how,
