@@ -222,6 +222,7 @@ class DPSMDSCO(BaseSolver):
                 learning_rate=1.0,
             )  # fmt: skip
             return plan, {"method": "exact (non-private FISTA)"}
+        check_budget(epsilon, delta)  # delta = 0: a clear error, not 1 / 0
         eps = None if math.isinf(epsilon) else epsilon
         T, q, K, B = self.schedule(plan, eps, delta)
         plan = replace(plan, max_iter=1, batch_size=B, learning_rate=1.0)
