@@ -44,6 +44,7 @@ from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent, SelfComposedDp
 from sklearn.utils._param_validation import StrOptions
 
 from .._kernels import poisson_sample
+from .._kernels.clipping import _safe_limit
 from ..losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
 from ..utils._progress import current_progress
 from . import _policy
@@ -192,6 +193,9 @@ def scd_loop(
     """
     n = y.shape[0]
     d = v.shape[0]
+    # the rounding margin of the gradient kernels (proof in
+    # dpestim._kernels.clipping, one output): |zeta_j| ||x_j|| <= clip exactly
+    limit = _safe_limit(clip, 1, d)
     rows = np.empty(n, dtype=np.int64)
     zeta = np.empty(n)
     # seq: alpha[j] has received the end-of-step noise of steps < owed_from[j]
@@ -216,7 +220,7 @@ def scd_loop(
             if sq > 0.0:
                 m = _col_dot(Xt, data, indices, indptr, sparse, j, v) / lam_n
                 z = dual_step(loss, y[j], alpha[j], m, sigma_prime * sq / lam_n)
-                c = clip / max(1.0, math.sqrt(sq))
+                c = limit / max(1.0, math.sqrt(sq))
                 z = min(c, max(-c, z))
             if sequential:
                 alpha[j] += z
