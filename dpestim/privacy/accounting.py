@@ -36,8 +36,9 @@ _NEIGHBOURING = {
 
 #: dp_accounting's default PLD discretisation (``value_discretization_interval``).
 PLD_INTERVAL = 1e-4
-#: The interval of the cheap first PLD evaluation that sets the scale.
-_PLD_PROBE_INTERVAL = 1e-2
+#: The interval of the cheap first PLD evaluation that sets the scale, and the
+#: coarsest one used (``1e-4 * 2**7``: a power-of-two multiple of the default).
+_PLD_PROBE_INTERVAL = PLD_INTERVAL * 128
 
 # Largest noise multiplier the calibration will consider; a budget that needs
 # more than this is reported as unreachable rather than silently capped.
@@ -90,6 +91,16 @@ def pld_interval(epsilon_scale):
     privacy losses up, and its truncated tails count as infinite loss), and
     the intervals are power-of-two multiples of ``1e-4``, so each grid refines
     the coarser ones and the epsilon can only be larger than at ``1e-4``.
+
+    Parameters
+    ----------
+    epsilon_scale : float
+        The epsilon of the event (a coarse estimate is enough).
+
+    Returns
+    -------
+    interval : float
+        Between ``1e-4`` and ``1.28e-2`` (``1e-4 * 2**7``).
     """
     scale = max(1.0, float(epsilon_scale))
     if not math.isfinite(scale):
@@ -170,6 +181,10 @@ def compute_epsilon(event, delta, accountant="rdp", neighbouring="add_or_remove_
     delta : float
         Target delta in ``[0, 1)``.
     accountant : {"rdp", "pld"}, default="rdp"
+        ``"pld"``: dp-accounting's PLD accountant at the interval
+        :func:`pld_interval` of the event's epsilon (read from a cheap
+        evaluation at interval ``1.28e-2``): the default ``1e-4`` up to epsilon
+        1, the same relative precision above (an upper bound at any interval).
     neighbouring : {"add_or_remove_one", "replace_one"}, default="add_or_remove_one"
 
     Returns
@@ -206,7 +221,9 @@ def calibrate_noise(
     the subset root is the full root once the full accountant's optimal
     order lies in the subset, which is checked. With the PLD accountant the
     root is found at a ten times coarser discretisation, starting from the
-    RDP root, then refined by at most three full-resolution evaluations.
+    RDP root, then refined by at most two full-resolution evaluations (the
+    resolution of :func:`pld_interval`: ``1e-4`` relative to epsilon above
+    1).
     Either way the returned value ``s`` is *verified* on the exact event with
     the accountant's full settings: ``compute_epsilon(make_event(s), delta)
     <= epsilon`` always holds (``s`` is increased until it does). It may
