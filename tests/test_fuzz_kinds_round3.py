@@ -255,3 +255,19 @@ def test_infinite_budget_remaining_after_a_nonprivate_fit(data):
     assert budget.remaining() == math.inf
     finite = PrivacyBudget(1.0)
     assert finite.remaining() == 1.0
+
+
+def test_accounting_functions_refuse_string_budgets():
+    import dp_accounting
+
+    from dpestim.privacy import calibrate_noise, compute_epsilon
+
+    with pytest.raises(TypeError, match="epsilon must be a real number"):
+        calibrate_noise(dp_accounting.GaussianDpEvent, "1", 1e-5)
+    with pytest.raises(TypeError, match="delta must be a real number"):
+        calibrate_noise(dp_accounting.GaussianDpEvent, 1.0, "1e-5")
+    with pytest.raises(TypeError, match="delta must be a real number"):
+        compute_epsilon(dp_accounting.GaussianDpEvent(1.0), "1e-5")
+    with pytest.raises(ValueError, match="delta must be in"):
+        compute_epsilon(dp_accounting.GaussianDpEvent(1.0), 2.0)
+    assert 0 < compute_epsilon(dp_accounting.GaussianDpEvent(1.0), np.float64(1e-5))

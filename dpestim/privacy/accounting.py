@@ -9,6 +9,7 @@ authority on every noise returned (see :func:`calibrate_noise`).
 """
 
 import math
+import numbers
 from collections import OrderedDict
 
 import dp_accounting
@@ -120,6 +121,13 @@ def _pld_evaluate(event, delta, neighbouring):
     return _search.pld_epsilon(event, delta, relation, interval)
 
 
+def _check_real(**values):
+    """``TypeError`` unless every value is a real number (not a str or bool)."""
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{name} must be a real number, got {value!r}.")
+
+
 def _epsilon_key(event, delta, accountant, neighbouring):
     try:
         key = (event, float(delta), accountant, neighbouring)
@@ -198,6 +206,9 @@ def compute_epsilon(event, delta, accountant="rdp", neighbouring="add_or_remove_
     (``DpEvent`` objects are frozen and hashable), so that repeated fits of
     the same configuration (cross-validation, audits) account once.
     """
+    _check_real(delta=delta)
+    if not 0 <= float(delta) <= 1:
+        raise ValueError(f"delta must be in [0, 1], got {delta!r}.")
     return _evaluate(event, delta, accountant, neighbouring)[0]
 
 
@@ -257,6 +268,7 @@ def calibrate_noise(
     -------
     noise_multiplier : float
     """
+    _check_real(epsilon=epsilon, delta=delta)
     epsilon = float(epsilon)
     delta = float(delta)
     if not epsilon > 0 or math.isinf(epsilon) or math.isnan(epsilon):
