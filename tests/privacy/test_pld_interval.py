@@ -21,7 +21,14 @@ def _fine(event, delta):
 
 @pytest.mark.parametrize(
     "scale, interval",
-    [(0.01, 1e-4), (1.0, 1e-4), (1.5, 2e-4), (4.0, 4e-4), (50.0, 6.4e-3), (1e9, 1.28e-2)],
+    [
+        (0.01, 1e-4),
+        (1.0, 1e-4),
+        (1.5, 2e-4),
+        (4.0, 4e-4),
+        (50.0, 6.4e-3),
+        (1e9, 1.28e-2),
+    ],
 )
 def test_interval_is_the_default_relative_to_epsilon(scale, interval):
     assert pld_interval(scale) == pytest.approx(interval)
