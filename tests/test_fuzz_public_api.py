@@ -5,8 +5,12 @@ estimator parameters x inputs, good and bad. Every fit must end, within a
 time limit, in a clean ``ValueError`` / ``TypeError`` (never a numba or
 NumPy internal error, a hang or a ``MemoryError``) or in a finite model whose
 ``epsilon_`` is within the requested epsilon and whose predictions are labels
-of ``classes_``. The default run is bounded (``derandomize=True``, a few dozen
-examples); ``-m slow`` runs a longer search.
+of ``classes_``. Transformers (``StandardScaler``), the private helpers
+(``private_quantile``, ``estimate_clip_norm``, the noise and audit
+statistics) and ``PrivacyBudget`` / ``Relative`` are called with drawn
+arguments under the same rule (issue 24). The default run is bounded
+(``derandomize=True``, a few dozen examples); ``-m slow`` runs a longer
+search.
 """
 
 import math
@@ -29,6 +33,11 @@ from dpestim import (
     MinimaxRegressor,
     Ridge,
 )
+from dpestim.audit import clopper_pearson_upper
+from dpestim.audit._statistics import epsilon_lower_bound
+from dpestim.model_selection import PrivacyBudget, Relative
+from dpestim.preprocessing import StandardScaler, estimate_clip_norm, private_quantile
+from dpestim.privacy import gaussian_noise
 from dpestim.scaling import BlockedArray
 from dpestim.solvers import SADDLE_SOLVERS, SOLVERS
 
@@ -199,6 +208,123 @@ def minimax_case(draw):
     return cls(**params), X, y, {"sensitive_features": a}
 
 
+# -- transformers, private helpers and search spaces (issue 24) -----------------
+
+ANY = st.one_of(REALS, INTS, _pick("0.5", None, True, [0.5, 2.0], []))
+
+
+def _call_scaler(draw):
+    lo = draw(
+        _mostly(_pick(-1.0, 0.0, -10.0), _pick(-1e300, -1e-300, 1e-300, math.nan))
+    )
+    hi = draw(_mostly(_pick(1.0, 10.0), _pick(1e300, 1e-300, math.inf, -2.0)))
+    est = StandardScaler(
+        bounds=(lo, hi),
+        epsilon=draw(COMMON["epsilon"]),
+        delta=draw(COMMON["delta"]),
+        random_state=0,
+    )
+    X = draw(_matrix(draw(_pick(1, 5, 40)), draw(_pick(1, 3))))
+
+    def run():
+        Z = est.fit(X).transform(X)
+        assert np.isfinite(est.scale_).all() and np.isfinite(est.mean_).all()
+        if np.isfinite(X).all():
+            assert np.isfinite(Z).all()
+        return Z
+
+    return run
+
+
+def _call_quantile(draw):
+    fn = draw(_pick("private_quantile", "estimate_clip_norm"))
+    kwargs = {
+        "quantile": draw(_mostly(_pick(0.5, 0.9), _pick(0.0, 1.0, "0.5", math.nan))),
+        "epsilon": draw(_mostly(_pick(0.1, 1.0), _pick(math.inf, -1.0, "1", 0.0))),
+        "bounds": draw(_mostly(_pick((1e-3, 1e3)), _pick((1.0, 0.5), (0.0, 1.0), ()))),
+        "n_grid": draw(_mostly(_pick(2, 256), _pick(1, 10**12, math.inf, 2.5))),
+        "random_state": 0,
+    }
+    X = draw(_matrix(draw(_pick(1, 5, 40)), 2))
+    if fn == "private_quantile":
+        values = np.abs(X[:, 0])
+        q, eps = kwargs.pop("quantile"), kwargs.pop("epsilon")
+        bounds = kwargs.pop("bounds")
+
+        def run():
+            value, _ = private_quantile(values, q, eps, bounds, **kwargs)
+            assert bounds[0] <= value <= bounds[1]
+
+        return run
+
+    def run():
+        value, _ = estimate_clip_norm(X, **kwargs)
+        assert math.isfinite(value) and value > 0
+
+    return run
+
+
+def _call_helper(draw):
+    kind = draw(_pick("clopper", "bound", "noise", "budget", "relative"))
+    a, b = draw(ANY), draw(ANY)
+    if kind == "clopper":
+        k, n = draw(_mostly(_pick(0, 3, 10), ANY)), draw(_mostly(_pick(10, 50), ANY))
+        alpha = draw(_mostly(_pick(0.05, 0.5), ANY))
+
+        def run():
+            value = clopper_pearson_upper(k, n, alpha)
+            assert 0.0 <= value <= 1.0
+
+        return run
+    if kind == "bound":
+
+        def run():
+            eps, fpr, fnr = epsilon_lower_bound(a, b, 10, 1e-5, 0.05)
+            assert eps >= 0 and not math.isnan(eps)
+
+        return run
+    if kind == "noise":
+        rng = draw(_pick(np.random.default_rng(0), np.random.RandomState(0)))
+        # the shape is the caller's memory request: small or malformed only
+        shape = draw(_pick(-1, 0, 3, (2, -1), (2, 3), 2.5, "3", None))
+        return lambda: np.isfinite(gaussian_noise(rng, a, shape)).all()
+    if kind == "budget":
+
+        def run():
+            budget = PrivacyBudget(a, draw(_mostly(_pick(1e-5), ANY)))
+            assert not math.isnan(budget.remaining())
+
+        return run
+
+    def run():
+        factor = Relative(a if isinstance(a, list) else [a]).rvs(0)
+        assert 0 < factor < math.inf
+
+    return run
+
+
+@st.composite
+def misc_case(draw):
+    """A call of a transformer, a private helper or a search-space class."""
+    make = draw(st.sampled_from([_call_scaler, _call_quantile, _call_helper]))
+    return make(draw)
+
+
+def _check_call(run):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with time_limit(30):
+                run()
+    except Exception as exc:  # noqa: BLE001 - classified below
+        assert is_clean_error(exc), (
+            f"{type(exc).__module__}.{type(exc).__name__}: {exc}"
+        )
+        event("refused")
+        return
+    event("ran")
+
+
 def _check(case):
     est, X, y, fit_params = case
     requested = est.epsilon
@@ -252,3 +378,16 @@ def test_fuzz_public_surface(case):
 @given(case=st.one_of(erm_case(), minimax_case()))
 def test_fuzz_public_surface_long(case):
     _check(case)
+
+
+@FAST
+@given(run=misc_case())
+def test_fuzz_transformers_and_helpers(run):
+    _check_call(run)
+
+
+@pytest.mark.slow
+@SLOW
+@given(run=misc_case())
+def test_fuzz_transformers_and_helpers_long(run):
+    _check_call(run)

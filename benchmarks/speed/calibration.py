@@ -29,6 +29,12 @@ Usage::
 
 Writes ``benchmarks/results/bench_calibration.{json,md}`` (with ``--solvers``,
 ``bench_calibration_subset.{json,md}``).
+
+``--pld-small`` measures instead the PLD calibration CPU of small fits (issue
+24: the two fits that took minutes, and dp-sgd / adp-sgd fits of 10 to 10^4
+steps at epsilon 0.1 to 50) and checks each released event with a fresh PLD
+accountant at dp-accounting's default interval 1e-4 (``epsilon <= target``);
+writes ``bench_calibration_pld_small.{json,md}``.
 """
 
 import argparse
@@ -225,13 +231,162 @@ def markdown(rows, command):
     return "\n".join(lines) + "\n"
 
 
+# -- PLD calibration of small fits (issue 24) -------------------------------------
+
+
+def _pld_cases():
+    """``(label, estimator factory, n rows)``: the issue's two fits and a grid
+    of dp-sgd / adp-sgd fits of 10 to 10^4 steps at epsilon 0.1 to 50."""
+    from dpestim import LinearSVC, LogisticRegression
+
+    yield (
+        "LinearSVC adp-sgd eps=50 max_iter=1 (issue)",
+        lambda: LinearSVC(solver="adp-sgd", epsilon=50, max_iter=1),
+        60,
+    )
+    yield (
+        "LogisticRegression eps=0.1 delta=0.1 max_iter=1 batch=16 (issue)",
+        lambda: LogisticRegression(epsilon=0.1, delta=0.1, max_iter=1, batch_size=16),
+        20,
+    )
+    for solver in ("dp-sgd", "adp-sgd"):
+        for steps in (10, 1000, 10000):
+            for eps in (0.1, 1.0, 10.0, 50.0):
+                yield (
+                    (
+                        f"LogisticRegression {solver} {steps} steps eps={eps:g}",
+                        lambda s=solver, e=eps, k=steps: LogisticRegression(
+                            solver=s, epsilon=e, max_iter=k // 100, batch_size=10
+                        ),
+                        1000,
+                    )
+                    if steps >= 100
+                    else (
+                        f"LogisticRegression {solver} {steps} steps eps={eps:g}",
+                        lambda s=solver, e=eps: LogisticRegression(
+                            solver=s, epsilon=e, max_iter=1, batch_size=10
+                        ),
+                        100,
+                    )
+                )
+
+
+def run_pld_small(fine_check=True):
+    """CPU of PLD calibration per fit, and the fine (1e-4) accountant's check.
+
+    Each fit runs with every calibration cache emptied and the disk cache
+    off; its CPU is the CPU spent inside the solvers' ``calibrate_noise``
+    (the fit itself, on at most 1000 rows, costs milliseconds and is
+    reported too). ``fine_check``: the released event evaluated by a fresh
+    ``dp_accounting`` PLD accountant at the default interval 1e-4 must be
+    within the requested epsilon (the calibration is conservative).
+    """
+    import warnings
+
+    import numpy as np
+    from dp_accounting import pld
+
+    from dpestim.solvers import _policy, base
+
+    spent = [0.0]
+
+    def timed(fn):
+        def wrapper(*args, **kwargs):
+            c = time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[0] += time.process_time() - c
+
+        return wrapper
+
+    base.calibrate_noise = timed(base.calibrate_noise)
+    _policy.calibrate_noise = timed(_policy.calibrate_noise)
+    set_calibration_cache(False)
+    rows = []
+    rng = np.random.default_rng(0)
+    for label, make, n in _pld_cases():
+        X = rng.normal(size=(n, 3))
+        y = (X[:, 0] > 0).astype(int)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            make().set_params(accountant="rdp", classes=[0, 1]).fit(X, y)  # compile
+            _forget()
+            spent[0] = 0.0
+            est = make().set_params(accountant="pld", classes=[0, 1], random_state=0)
+            c = time.process_time()
+            est.fit(X, y)
+            fit_cpu = time.process_time() - c
+        row = {
+            "case": label,
+            "n_steps": int(est.n_iter_),
+            "epsilon": float(est.epsilon),
+            "delta": float(est.delta),
+            "calibration_cpu_s": spent[0],
+            "fit_cpu_s": fit_cpu,
+            "noise_multiplier": float(est.noise_multiplier_),
+            "epsilon_reported": float(est.epsilon_),
+        }
+        assert est.epsilon_ <= est.epsilon, row
+        if fine_check:
+            acc = pld.PLDAccountant(
+                neighboring_relation=accounting._NEIGHBOURING[est.solver_.neighbouring],
+                value_discretization_interval=accounting.PLD_INTERVAL,
+            )
+            c = time.process_time()
+            row["epsilon_fine_1e-4"] = float(
+                acc.compose(est.dp_event_).get_epsilon(est.delta)
+            )
+            row["fine_check_cpu_s"] = time.process_time() - c
+            assert row["epsilon_fine_1e-4"] <= est.epsilon, row
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return rows
+
+
+def markdown_pld(rows, command):
+    lines = [
+        f"Command: `{command}`; every cache emptied before each fit; CPU s.",
+        "",
+        "| fit | steps | calibration CPU | fit CPU | noise multiplier | epsilon_ | "
+        "epsilon by PLD at 1e-4 (check) | check CPU |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['case']} | {r['n_steps']} | {r['calibration_cpu_s']:.2f} | "
+            f"{r['fit_cpu_s']:.2f} | {r['noise_multiplier']:.5g} | "
+            f"{r['epsilon_reported']:.6g} | {r.get('epsilon_fine_1e-4', math.nan):.6g}"
+            f" | {_fmt(r.get('fine_check_cpu_s'))} |"
+        )
+    worst = max(r["calibration_cpu_s"] for r in rows)
+    lines += ["", f"Largest calibration CPU: {worst:.2f} s."]
+    return "\n".join(lines) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument(
+        "--pld-small",
+        action="store_true",
+        help="PLD calibration CPU of small fits (issue 24) instead",
+    )
+    parser.add_argument(
         "--solvers", nargs="*", help="only these solvers (RDP rows); default: all"
     )
     args = parser.parse_args()
+    if args.pld_small:
+        rows = run_pld_small()
+        command = "PYTHONPATH=. python benchmarks/speed/calibration.py --pld-small"
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        (RESULTS / "bench_calibration_pld_small.json").write_text(
+            json.dumps({"command": command, "rows": rows}, indent=1)
+        )
+        md = markdown_pld(rows, command)
+        (RESULTS / "bench_calibration_pld_small.md").write_text(md)
+        print(md)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         rows = run(args.repeats, Path(tmp), args.solvers)
     command = (

@@ -174,6 +174,13 @@ def prepare_blocked(estimator, X, y, solver):
 
     check_blocked_solver(solver)
     n, d = X.shape
+    name = type(estimator).__name__
+    if n < 1 or d < 1:  # the messages of scikit-learn's check_array
+        what = "sample(s)" if n < 1 else "feature(s)"
+        raise ValueError(
+            f"Found blocked array with 0 {what} (shape={X.shape}) while a minimum "
+            f"of 1 is required by {name}."
+        )
     if _is_dask(y):
         y = y.compute()
     y = _check_y(y, estimator=estimator, **estimator._validate_kwargs)

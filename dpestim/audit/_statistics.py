@@ -8,9 +8,11 @@ membership test lives here.
 
 import math
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.stats import beta
+from sklearn.utils._param_validation import Interval, validate_parameter_constraints
 
 __all__ = [
     "AuditResult",
@@ -99,21 +101,39 @@ def clopper_pearson_upper(k, n, alpha):
     Parameters
     ----------
     k : int
-        Number of successes.
+        Number of successes, in ``[0, n]``.
     n : int
         Number of trials, ``> 0``.
     alpha : float
-        ``P(rate > bound) <= alpha``.
+        ``P(rate > bound) <= alpha``, in ``(0, 1)``.
 
     Returns
     -------
     upper : float
     """
-    if n <= 0:
-        raise ValueError(f"n must be positive, got {n}.")
+    _check_counts({"k": k}, n, alpha, "clopper_pearson_upper")
     if k >= n:
         return 1.0
     return float(beta.ppf(1.0 - alpha, k + 1, n - k))
+
+
+def _check_counts(counts, n, alpha, caller):
+    """Counts in ``[0, n]``, ``n >= 1`` and ``alpha`` in ``(0, 1)`` (sklearn style)."""
+    constraints = {
+        name: [Interval(Integral, 0, None, closed="left")] for name in counts
+    }
+    constraints |= {
+        "n": [Interval(Integral, 1, None, closed="left")],
+        "alpha": [Interval(Real, 0, 1, closed="neither")],
+    }
+    validate_parameter_constraints(
+        constraints, counts | {"n": n, "alpha": alpha}, caller
+    )
+    for name, k in counts.items():
+        if k > n:
+            raise ValueError(
+                f"{caller}: {name}={k} exceeds the number of trials n={n}."
+            )
 
 
 def epsilon_lower_bound(false_positives, false_negatives, n, delta, alpha):
@@ -139,6 +159,13 @@ def epsilon_lower_bound(false_positives, false_negatives, n, delta, alpha):
         ``>= 0``.
     fpr_upper, fnr_upper : float
     """
+    counts = {"false_positives": false_positives, "false_negatives": false_negatives}
+    _check_counts(counts, n, alpha, "epsilon_lower_bound")
+    validate_parameter_constraints(
+        {"delta": [Interval(Real, 0, 1, closed="left")]},
+        {"delta": delta},
+        "epsilon_lower_bound",
+    )
     fpr = clopper_pearson_upper(false_positives, n, alpha / 2)
     fnr = clopper_pearson_upper(false_negatives, n, alpha / 2)
     best = 0.0

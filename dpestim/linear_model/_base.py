@@ -33,6 +33,35 @@ MAX_NOISE_MULTIPLIER = 1e100
 __all__ = ["BaseDPLinearModel"]
 
 
+#: scikit-learn parameters of the linear models that dpestim spells differently.
+_SKLEARN_HINTS = {
+    "C": (
+        "dpestim takes the L2 penalty as alpha, in the objective mean loss + "
+        "alpha / 2 ||w||^2: scikit-learn's C (C * sum of losses + ||w||^2 / 2) "
+        "is alpha = 1 / (C * n_samples)"
+    ),
+    "penalty": (
+        "only the L2 penalty is supported (set its strength with alpha; "
+        "alpha=0 for none)"
+    ),
+    "l1_ratio": "elastic-net (l1_ratio) is not supported: only the L2 penalty alpha",
+    "tol": "the number of steps is max_iter (no data-dependent stopping rule: "
+    "stopping on the private loss would leak it)",
+    "n_jobs": "fits are single-process (wrap the estimator in joblib yourself)",
+}
+
+
+def _unknown_parameter_message(cls, names):
+    hints = [f"{n}: {_SKLEARN_HINTS[n]}." for n in names if n in _SKLEARN_HINTS]
+    message = (
+        f"{cls.__name__}.__init__() got unexpected keyword argument(s) "
+        f"{', '.join(repr(n) for n in names)}."
+    )
+    if hints:
+        message += " " + " ".join(hints)
+    return message + f" Valid parameters: {', '.join(cls._get_param_names())}."
+
+
 class BaseDPLinearModel(BaseEstimator):
     """Common parameters, privacy resolution and fitting of dpestim models.
 
@@ -70,6 +99,20 @@ class BaseDPLinearModel(BaseEstimator):
         "random_state": ["random_state", np.random.Generator],
         "verbose": ["verbose"],
     }
+
+    def __new__(cls, *args, **kwargs):
+        # scikit-learn forbids **kwargs in __init__ (get_params reads its
+        # signature), so unknown keywords are caught here, before __init__,
+        # to name the public class and translate scikit-learn's parameters.
+        if args:
+            raise TypeError(
+                f"{cls.__name__}() takes keyword arguments only, e.g. "
+                f"{cls.__name__}(epsilon=1.0); got {len(args)} positional."
+            )
+        unknown = [k for k in kwargs if k not in cls._get_param_names()]
+        if unknown:
+            raise TypeError(_unknown_parameter_message(cls, unknown))
+        return super().__new__(cls)
 
     def __init__(
         self,

@@ -275,6 +275,16 @@ class BaseMinimaxModel(BaseEstimator):
         Xc = self._clip_X(X)
         fit = self._fit_sgda if isinstance(solver, NoisySGDA) else self._fit_smd
         theta, dual = fit(solver, Xc, target, cells, n_cells, rng, fit_warnings)
+        if not (np.isfinite(theta).all() and np.isfinite(dual).all()):
+            # Post-processing of the released model (the budget was charged
+            # when the mechanism ran): refusing it costs no privacy.
+            self._forget_fit()
+            raise ValueError(
+                "The fit diverged (non-finite coefficients): lower the solver's "
+                "learning_rate or alpha (e.g. solver=NoisySGDA(learning_rate=0.05)),"
+                " or lower feature_bound / l1_radius (and rescale X by public "
+                "constants)."
+            )
         self.groups_ = groups
         self.solver_ = solver
         if self.fit_intercept:
@@ -283,6 +293,14 @@ class BaseMinimaxModel(BaseEstimator):
             coef, intercept = theta, 0.0
         self._release(coef, intercept, dual)
         return self
+
+    def _forget_fit(self):
+        """Drop every fitted attribute (a refused fit leaves no model)."""
+        for name in [
+            k for k in vars(self) if k.endswith("_") and not k.startswith("_")
+        ]:
+            delattr(self, name)
+        self.__dict__.pop("_report", None)
 
     def _estimate_proportions(self):
         return isinstance(self.group_proportions, str) and (

@@ -1,9 +1,13 @@
 """A privacy budget that composes every fit charged to it."""
 
+import math
 import os
 import shutil
 import tempfile
 import weakref
+from numbers import Real
+
+import numpy as np
 
 from ..privacy.charging import ENV_VAR, FitCharge, pop_target, push_target
 from ..privacy.ledger import FileLedger
@@ -93,6 +97,9 @@ class PrivacyBudget:
     """
 
     def __init__(self, epsilon, delta=1e-5, *, accountant="rdp", path=None):
+        for name, value in (("epsilon", epsilon), ("delta", delta)):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+                raise TypeError(f"{name} must be a real number, got {value!r}.")
         epsilon, delta = float(epsilon), float(delta)
         if not epsilon > 0:
             raise ValueError(f"epsilon must be > 0, got {epsilon!r}.")
@@ -173,7 +180,13 @@ class PrivacyBudget:
         return self._ledger.epsilon_of(self.records), self.delta
 
     def remaining(self):
-        """Epsilon left at ``delta`` (the budget minus :meth:`spent`)."""
+        """Epsilon left at ``delta`` (the budget minus :meth:`spent`).
+
+        An infinite budget always has ``inf`` left (also after a non-private
+        fit, whose epsilon is ``inf``); a finite one never less than 0.
+        """
+        if self.epsilon == math.inf:
+            return math.inf
         return max(self.epsilon - self.spent()[0], 0.0)
 
     def report(self):

@@ -1,8 +1,11 @@
 """Search spaces: the default one, and i.i.d. sampling of candidates."""
 
+import math
 import numbers
 
+import numpy as np
 from scipy.stats import loguniform
+from sklearn.utils import check_random_state
 
 from ..solvers._policy import PRIVATE_CLIP_NORM
 
@@ -26,23 +29,66 @@ class Relative:
 
     Parameters
     ----------
-    dist : scipy distribution
-        Distribution of the factor (with ``rvs``).
+    dist : scipy distribution or sequence of float
+        Distribution of the factor (an object with ``rvs``), or a non-empty
+        list of positive finite factors drawn uniformly (with replacement,
+        as lists in ``param_distributions``). Every drawn factor must be
+        positive and finite.
     """
 
     def __init__(self, dist):
+        if not hasattr(dist, "rvs"):
+            if isinstance(dist, (str, bytes)) or not hasattr(dist, "__iter__"):
+                raise TypeError(
+                    "Relative(dist): dist must be a scipy distribution (with rvs) "
+                    f"or a list of positive factors, got {dist!r}."
+                )
+            values = list(dist)
+            if not values:
+                raise ValueError("Relative(dist): the list of factors is empty.")
+            dist = [Factor(v) for v in values]  # each validated
         self.dist = dist
 
     def rvs(self, random_state=None):
         """Draw one factor (a :class:`Factor`)."""
-        return Factor(float(self.dist.rvs(random_state=random_state)))
+        if isinstance(self.dist, list):
+            return self.dist[_uniform_index(len(self.dist), random_state)]
+        return Factor(self.dist.rvs(random_state=random_state))
 
     def __repr__(self):
         return f"Relative({self.dist!r})"
 
 
+def _uniform_index(k, random_state):
+    """A uniform index in ``range(k)`` from any random_state scikit-learn takes."""
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(k))
+    return int(check_random_state(random_state).randint(k))
+
+
 class Factor(float):
-    """A drawn factor, resolved against the estimator's value at fit time."""
+    """A drawn factor, resolved against the estimator's value at fit time.
+
+    Parameters
+    ----------
+    value : float
+        Positive and finite.
+    """
+
+    def __new__(cls, value):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (numbers.Real, np.ndarray)
+        ):
+            raise TypeError(f"A Relative factor must be a real number, got {value!r}.")
+        value = float(value)
+        if not 0 < value < math.inf:
+            raise ValueError(
+                f"A Relative factor must be positive and finite, got {value!r}."
+            )
+        return super().__new__(cls, value)
+
+    def __repr__(self):
+        return repr(float(self))
 
 
 def resolve_relative(params, plan):

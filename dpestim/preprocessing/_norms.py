@@ -7,10 +7,10 @@ import dp_accounting
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._quantile import private_quantile
+from ._quantile import QUANTILE_CONSTRAINTS, private_quantile
 
 __all__ = ["PrivateRowNormClipper", "RowNormClipper", "estimate_clip_norm"]
 
@@ -203,6 +203,7 @@ def estimate_clip_norm(
     bounds : (float, float), default=(1e-3, 1e3)
     fit_intercept : bool, default=True
     n_grid : int, default=256
+        Number of candidates, in ``[2, 2**20]``.
     random_state : None, int or numpy.random.Generator, default=None
 
     Returns
@@ -211,6 +212,13 @@ def estimate_clip_norm(
     dp_event : DpEvent
         ``ExponentialMechanismDpEvent(epsilon)``; compose it with the fit's.
     """
+    params = {"quantile": quantile, "epsilon": epsilon, "bounds": bounds}
+    params |= {"n_grid": n_grid, "random_state": random_state}
+    validate_parameter_constraints(
+        QUANTILE_CONSTRAINTS | {"fit_intercept": ["boolean"]},
+        params | {"fit_intercept": fit_intercept},
+        "estimate_clip_norm",
+    )
     X = X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
     norms = np.hypot(_row_norms(X), 1.0 if fit_intercept else 0.0)
     return private_quantile(

@@ -19,6 +19,12 @@ __all__ = ["StandardScaler"]
 #: the bounds (a public constant: keeps near-constant features finite).
 VAR_FLOOR = 1e-4
 
+# Range of the half-range of the bounds whose variance floor and square are
+# normal finite floats (validated in ``_bounds``).
+_TINY = float(np.finfo(np.float64).tiny)
+_MAX_HALF = math.sqrt(float(np.finfo(np.float64).max))
+_MIN_HALF = math.sqrt(_TINY / VAR_FLOOR)
+
 
 class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Standardise features with a private mean and variance.
@@ -36,8 +42,11 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     Parameters
     ----------
     bounds : (lower, upper)
-        Public bounds: scalars or arrays of shape (n_features,), with
-        ``lower < upper``. Values outside are clipped (in fit and transform).
+        Public bounds: finite scalars or arrays of shape (n_features,), with
+        ``lower < upper`` and a half-range ``(upper - lower) / 2`` between
+        about ``1.5e-152`` and ``1.3e154`` (so that the released variance and
+        its floor are normal floats). Values outside are clipped (in fit and
+        transform).
     epsilon : float, default=0.1
         ``numpy.inf`` gives the non-private (clipped) statistics.
     delta : float, default=1e-6
@@ -107,6 +116,21 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             raise ValueError(
                 "bounds must be finite with lower < upper for every feature "
                 f"(scalars or arrays of length n_features={d})."
+            )
+        with np.errstate(over="ignore", under="ignore"):
+            mid, half = (lo + hi) / 2, (hi - lo) / 2
+            floor = VAR_FLOOR * half**2  # the smallest released variance
+        if not (np.isfinite(mid).all() and np.isfinite(floor).all()):
+            raise ValueError(
+                "bounds are too wide: the half-range (upper - lower) / 2 must be "
+                f"below {_MAX_HALF:.3g} (its square must be finite); rescale X by "
+                "a public constant."
+            )
+        if not (floor >= _TINY).all():
+            raise ValueError(
+                f"bounds are too narrow: the half-range (upper - lower) / 2 must be "
+                f"at least {_MIN_HALF:.3g} (the variance floor 1e-4 * half**2 must "
+                "be a normal float); rescale X by a public constant."
             )
         return lo, hi
 

@@ -12,9 +12,9 @@ the full root as soon as the full accountant's optimal order at that noise
 lies in the subset (its epsilon is then the same number). The search starts
 on a dozen cheap orders and adds the default orders around the optimum.
 
-PLD: the root is searched with a coarser discretisation of the same
-accountant (ten times cheaper), starting from the RDP root, and then checked
-at full resolution.
+PLD: the root is searched with a ten times coarser discretisation of the
+same accountant, starting from the RDP root, and then checked at full
+resolution (the interval of :func:`dpestim.privacy.accounting.pld_interval`).
 """
 
 import math
@@ -22,7 +22,7 @@ import math
 import numpy as np
 from dp_accounting import pld, rdp
 
-__all__ = ["coarse_pld_root", "rdp_root", "refine_full"]
+__all__ = ["coarse_pld_root", "pld_epsilon", "rdp_root", "refine_full"]
 
 _DEFAULT_ORDERS = np.asarray(rdp.rdp_privacy_accountant.DEFAULT_RDP_ORDERS, float)
 # Cheap bracketing orders, all in the default set. Integer orders cost their
@@ -84,9 +84,14 @@ def _root(f, epsilon, start, rtol, max_noise, slope=1.0):
     cache = {}
     top, bottom = math.log(max_noise), math.log(1e-8)
 
+    clamped = set()  # points where epsilon was 0 or inf (log clamped to +-700)
+
     def g(log_s):
         if log_s not in cache:
-            cache[log_s] = _finite_log(f(math.exp(log_s))) - math.log(epsilon)
+            value = f(math.exp(log_s))
+            if not 0 < value < math.inf:
+                clamped.add(log_s)
+            cache[log_s] = _finite_log(value) - math.log(epsilon)
         return cache[log_s]
 
     a = min(max(math.log(start), bottom), top)
@@ -102,7 +107,8 @@ def _root(f, epsilon, start, rtol, max_noise, slope=1.0):
             break
         if b in (top, bottom):
             return None if gb > 0 else 1e-8
-        if a != b and ga != gb:
+        # a clamped value (epsilon 0 or inf, log +-700) says nothing of the slope
+        if a != b and ga != gb and not {a, b} & clamped:
             slope = max((ga - gb) / (b - a), 0.05)
     # Regula falsi with the Illinois modification on the bracket: ``log f``
     # is close to linear in ``log s``, so this converges in a few steps. The
@@ -112,7 +118,8 @@ def _root(f, epsilon, start, rtol, max_noise, slope=1.0):
     for _ in range(100):
         if hi - lo <= rtol / 4:
             break
-        x = hi - ghi * (hi - lo) / (ghi - glo) if ghi != glo else 0.5 * (lo + hi)
+        secant = ghi != glo and not {lo, hi} & clamped
+        x = hi - ghi * (hi - lo) / (ghi - glo) if secant else 0.5 * (lo + hi)
         # Keep the new point well inside the bracket.
         margin = min(rtol / 8, (hi - lo) / 4)
         x = min(max(x, lo + margin), hi - margin)
@@ -263,18 +270,25 @@ def rdp_root(make_event, epsilon, delta, relation, rtol, max_noise, verify):
     return noise if noise is not None else last
 
 
-def coarse_pld_root(make_event, epsilon, delta, relation, rtol, start, max_noise):
+def pld_epsilon(event, delta, relation, interval):
+    """PLD epsilon of ``event`` at ``interval`` (``inf`` on underflow)."""
+    acc = pld.PLDAccountant(
+        neighboring_relation=relation, value_discretization_interval=interval
+    )
+    try:
+        return float(acc.compose(event).get_epsilon(delta))
+    except (ZeroDivisionError, OverflowError):
+        return math.inf
+
+
+def coarse_pld_root(
+    make_event, epsilon, delta, relation, rtol, start, max_noise, interval=None
+):
     """Root of the PLD epsilon at a coarse discretisation (a search hint)."""
+    interval = _PLD_SEARCH_INTERVAL if interval is None else interval
 
     def f(s):
-        acc = pld.PLDAccountant(
-            neighboring_relation=relation,
-            value_discretization_interval=_PLD_SEARCH_INTERVAL,
-        )
-        try:
-            return float(acc.compose(make_event(s)).get_epsilon(delta))
-        except (ZeroDivisionError, OverflowError):
-            return math.inf
+        return pld_epsilon(make_event(s), delta, relation, interval)
 
     return _root(f, epsilon, start, rtol, max_noise)
 

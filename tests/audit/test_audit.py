@@ -17,7 +17,7 @@ def test_clopper_pearson_closed_forms():
     assert clopper_pearson_upper(0, 100, 0.05) == pytest.approx(1 - 0.05 ** (1 / 100))
     assert clopper_pearson_upper(100, 100, 0.05) == 1.0
     assert clopper_pearson_upper(7, 50, 0.1) == pytest.approx(beta.ppf(0.9, 8, 43))
-    with pytest.raises(ValueError, match="n must be positive"):
+    with pytest.raises(ValueError, match="'n' parameter of clopper_pearson_upper"):
         clopper_pearson_upper(0, 0, 0.05)
 
 

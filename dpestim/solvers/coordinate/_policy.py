@@ -164,6 +164,9 @@ def seq_scd_unclipped_epochs(n_samples, n_noisy, n_outputs, smoothness, alpha):
     so this is for non-private plans only (as :func:`unclipped_smoothness`).
     """
     n = max(1, int(n_samples))
+    if not alpha > 0:  # no strong convexity: the work budget decides
+        work = float(n) * max(1, n_noisy) * max(1, n_outputs)
+        return int(max(1, math.floor(SEQ_SCD_WORK / work)))
     E = SEQ_SCD_EFOLDS * (1.0 + smoothness / (alpha * n))
     work = float(n) * max(1, n_noisy) * max(1, n_outputs)
     return int(max(1, min(math.ceil(E), math.floor(SEQ_SCD_WORK / work))))

@@ -44,6 +44,7 @@ from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent, SelfComposedDp
 from sklearn.utils._param_validation import StrOptions
 
 from ..._kernels import poisson_sample
+from ..._kernels.clipping import _safe_limit
 from ...losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
 from ...utils._progress import current_progress
 from .. import _policy
@@ -192,12 +193,34 @@ def scd_loop(
         noise it is owed), the noise on ``v``.
     """
     n = y.shape[0]
-    d = v.shape[0]
-    rows = np.empty(n, dtype=np.int64)
-    zeta = np.empty(n)
+    # Each dual update is clipped to the rounding margin of the gradient
+    # kernels (proof in dpestim._kernels.clipping, one output):
+    # |zeta_j| ||x_j|| <= clip holds exactly, not only up to rounding.
     # seq: alpha[j] has received the end-of-step noise of steps < owed_from[j]
     owed_from = np.zeros(n, dtype=np.int64)
-    for t in range(n_steps):
+    _scd_steps(
+        Xt, data, indices, indptr, sparse, y, sq_norms, loss, lam_n, sigma_prime,
+        clip, noise_std, q, 0, n_steps, sequential, cap, alpha, v, owed_from, rng,
+    )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def _scd_steps(
+    Xt, data, indices, indptr, sparse, y, sq_norms, loss, lam_n, sigma_prime,
+    clip, noise_std, q, t_start, n_steps, sequential, cap, alpha, v, owed_from, rng,
+):  # fmt: skip
+    """Steps ``t_start, ..., t_start + n_steps - 1`` of :func:`scd_loop`.
+
+    ``owed_from`` carries the lazy noise bookkeeping of the sequential variant
+    between calls, so that a run split into chunks (to advance a progress
+    bar) draws and computes exactly what one call does.
+    """
+    n = y.shape[0]
+    d = v.shape[0]
+    limit = _safe_limit(clip, 1, d)  # see scd_loop
+    rows = np.empty(n, dtype=np.int64)
+    zeta = np.empty(n)
+    for t in range(t_start, t_start + n_steps):
         sampled = poisson_sample(rng, n, q, rows)
         mb = sampled
         if sequential:
@@ -217,7 +240,7 @@ def scd_loop(
             if sq > 0.0:
                 m = _col_dot(Xt, data, indices, indptr, sparse, j, v) / lam_n
                 z = dual_step(loss, y[j], alpha[j], m, sigma_prime * sq / lam_n)
-                c = clip / max(1.0, math.sqrt(sq))
+                c = limit / max(1.0, math.sqrt(sq))
                 z = min(c, max(-c, z))
             if sequential:
                 alpha[j] += z
@@ -268,23 +291,22 @@ def _dual_run(X, y, loss, lam, sigma_prime, clip, noise_std, q, n_steps, seq, ca
         sq = np.einsum("ij,ij->i", X, X)
         args = (X.T, _EMPTY_F, _EMPTY_I, _EMPTY_I, False)
     v = np.zeros(X.shape[1])
-    scd_loop(
-        *args,
-        np.ascontiguousarray(y, dtype=np.float64),
-        sq,
-        loss,
-        float(lam * n),
-        float(sigma_prime),
-        float(clip),
-        float(noise_std),
-        float(q),
-        int(n_steps),
-        bool(seq),
-        int(cap),
-        np.zeros(n),
-        v,
-        rng,
-    )
+    alpha, owed_from = np.zeros(n), np.zeros(n, dtype=np.int64)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    progress = current_progress()
+    # one compiled call, or about one epoch per call when a bar is shown
+    # (the same draws and arithmetic either way)
+    chunks = [(0, int(n_steps))]
+    if progress is not None:
+        chunks = progress.chunks(int(n_steps), 1.0 / float(q))
+    for start, stop in chunks:
+        _scd_steps(
+            *args, y, sq, loss, float(lam * n), float(sigma_prime), float(clip),
+            float(noise_std), float(q), start, stop - start, bool(seq), int(cap),
+            alpha, v, owed_from, rng,
+        )  # fmt: skip
+        if progress is not None:
+            progress.update(stop - start)
     return v
 
 
@@ -510,8 +532,6 @@ class DPSCD(BaseSolver):
                 self._cap(plan),
                 rng,
             )
-            if (progress := current_progress()) is not None:
-                progress.update(self.steps_per_output(plan))
             theta = v / (plan.alpha * plan.n_samples)
             coef[k] = theta[:d]
             if plan.fit_intercept:

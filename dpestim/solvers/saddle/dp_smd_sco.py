@@ -221,6 +221,8 @@ class DPSMDSCO(BaseSolver):
                 learning_rate=1.0,
             )  # fmt: skip
             return plan, {"method": "exact (non-private FISTA)"}
+        if not 0 < delta < 1:  # delta = 0: check_budget's error, not 1 / 0
+            check_budget(epsilon, delta)
         eps = None if math.isinf(epsilon) else epsilon
         T, q, K, B = self.schedule(plan, eps, delta)
         plan = replace(plan, max_iter=1, batch_size=B, learning_rate=1.0)
