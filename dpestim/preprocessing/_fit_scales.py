@@ -66,6 +66,8 @@ ROW_NORM_TARGET = 2.0**1.625
 FAILURE = 0.01
 #: The target range is the centre -+ ``FENCE`` median absolute deviations.
 FENCE = 5.0
+#: Largest epsilon of one draw (huge budgets: keeps ``epsilon ** 2`` finite).
+MAX_DRAW_EPSILON = 1e6
 #: Median refinements of the target's centre (see :func:`private_target_range`).
 CENTRE_STAGES = 2
 #: Exponential-mechanism draws of one target's range: the centre's stages and
@@ -221,7 +223,8 @@ def plan_estimates(epsilon, n_samples, *, share, rows, targets):
     draws = (1 if rows else 0) + TARGET_DRAWS * targets
     if not draws:
         return ScalePlan(None, None, 0, notes)
-    each = total / draws
+    # capped: beyond it a draw is exact anyway, and eps^2 stays finite
+    each = min(total / draws, MAX_DRAW_EPSILON)
     return ScalePlan(
         each if rows else None, each if targets else None, targets, notes
     )
