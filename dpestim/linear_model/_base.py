@@ -17,12 +17,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._distributed import as_blocked, prepare_blocked
 from ..exceptions import PrivacyBudgetWarning, UtilityWarning
+from ..preprocessing import _fit_scales as _scales
 from ..privacy import ACCOUNTANTS, PrivacyReport, check_guarantee
 from ..privacy.charging import FitCharge, charge_fit
 from ..privacy.ledger import composed_epsilon
 from ..privacy.report import seed_warnings
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, _policy, resolve_solver
-from ..preprocessing import _fit_scales as _scales
 from ..solvers._policy import AUTO
 from ..utils import check_generator
 from ..utils._progress import fit_progress, plan_line
@@ -201,9 +201,7 @@ class BaseDPLinearModel(BaseEstimator):
         if not private:
             nm = 0.0
         elif nm is None:
-            nm = solver.calibrate(
-                eps - spent, delta, plan, accountant=self.accountant
-            )
+            nm = solver.calibrate(eps - spent, delta, plan, accountant=self.accountant)
         if not nm <= MAX_NOISE_MULTIPLIER:
             raise ValueError(
                 f"epsilon={eps!r} is too small for this run: it needs noise_multiplier="
@@ -264,9 +262,11 @@ class BaseDPLinearModel(BaseEstimator):
             return X, 1.0, {}
         if isinstance(fs, str):
             if scale_plan.row_epsilon is None:
-                return X, 1.0, {
-                    k: v for k, v in scale_plan.notes.items() if k == "feature_scale"
-                }
+                return (
+                    X,
+                    1.0,
+                    {k: v for k, v in scale_plan.notes.items() if k == "feature_scale"},
+                )
             s = _scales.private_row_scale(X, scale_plan.row_epsilon, rng)
             notes = {
                 "feature_scale": (
@@ -514,9 +514,7 @@ class BaseDPLinearModel(BaseEstimator):
                 norms
             )
         solver.check_plan(plan)
-        nm, epsilon, event = self._resolve_noise(
-            solver, plan, spent=scale_plan.epsilon
-        )
+        nm, epsilon, event = self._resolve_noise(solver, plan, spent=scale_plan.epsilon)
         # Budgets / model selection see the mechanism before it runs (and may refuse).
         charge_fit(
             FitCharge(

@@ -71,9 +71,7 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         """``y_bound="auto"``: private ranges of the targets, or None."""
         plan, rng = self._scale_fit
         if plan.target_epsilon is None:
-            self._target_notes = {
-                k: v for k, v in plan.notes.items() if k == "y_bound"
-            }
+            self._target_notes = {k: v for k, v in plan.notes.items() if k == "y_bound"}
             return None
         ranges = [
             _scales.private_target_range(Y[:, k], plan.target_epsilon, rng)
@@ -218,26 +216,36 @@ Ridge.__doc__ = f"""Differentially private ridge regression.
     Parameters
     ----------
     {PRIVACY_PARAMS}
-    y_bound : (low, high), float, "data" or None, default="data"
-        Public range of the targets. Each training target is clipped to it
-        and, with ``fit_intercept=True``, centred on its midpoint (a
-        per-record map with public constants, inside the privacy argument),
-        the midpoint is added back to the intercept, and predictions are
-        clipped to the range (post-processing), so a noisy model never
-        predicts far outside it. A float ``b`` means
-        ``(-b, b)``; pairs may hold one value per target. ``"data"`` takes the
-        range from the private ``y`` (its minimum and maximum), which leaks
-        them: a :class:`~dpestim.PrivacyLeakWarning` is raised; pass a public
-        range (a documented top-code, a physical range) instead. ``None``:
-        no bound, no centring. (Solvers that penalise the intercept, dp-scd,
-        then shrink it towards the midpoint rather than towards 0.)
+    y_bound : "auto", (low, high), float, "data" or None, default="auto"
+        Range of the targets. Each training target is clipped to it and,
+        with ``fit_intercept=True``, centred on its midpoint (a per-record
+        map, inside the privacy argument), the midpoint is added back to the
+        intercept, and predictions are clipped to the range
+        (post-processing), so a noisy model never predicts far outside it.
+        ``"auto"``: a private range, ``c -+ 5 m`` with ``c`` a private median
+        of ``y`` (refined once around itself) and ``m`` a private median
+        absolute deviation around ``c`` (three exponential-mechanism draws
+        per target, part of ``scale_share``); the targets are also scaled to
+        ``[-1, 1]`` for the solver and the coefficients and intercept mapped
+        back, so the rules see the same problem at any unit or offset of
+        ``y``. Only for a private fit with ``epsilon`` given and ``n`` large
+        enough for reliable draws (about ``epsilon n >= 4000`` at the
+        default share); otherwise no bound (as ``None``; ``hyperparameters_``
+        says why). A float ``b`` means ``(-b, b)``; pairs may hold one value
+        per target: a public range (a documented top-code, a physical range)
+        is used as given, without scaling. ``"data"`` takes the range from
+        the private ``y`` (its minimum and maximum), which leaks them: an
+        explicit opt-in, with a :class:`~dpestim.PrivacyLeakWarning`.
+        ``None``: no bound, no centring. (Solvers that penalise the
+        intercept, dp-scd, then shrink it towards the midpoint rather than
+        towards 0.)
     {COMMON_TAIL}
 
     Attributes
     ----------
     {ATTRIBUTES}
     y_bound_ : tuple of ndarray of shape (n_targets,) or None
-        The ``(low, high)`` range used.
+        The ``(low, high)`` range used (private when estimated).
 
     See Also
     --------

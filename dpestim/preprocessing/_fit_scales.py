@@ -57,10 +57,11 @@ BINS_PER_OCTAVE = 8
 MAX_OCTAVE = 40
 #: Default share of ``epsilon`` spent on the scale estimates of one fit.
 SCALE_SHARE = 0.05
-#: Median row norm the ``"auto"`` rules were calibrated at (``2 ** 1.625``,
-#: about 3.08: the project loaders' Adult 2.96, German 3.92, w8a 3, a9a 3.74);
-#: rows are rescaled so that their estimated median norm is this.
-ROW_NORM_TARGET = 2.0**1.625
+#: Median row norm the ``"auto"`` rules were calibrated at (``2 ** 1.5625``,
+#: about 2.95, the midpoint of a grid bin: the project loaders' Adult 2.96,
+#: German 3.92, w8a 3, a9a 3.74); rows are rescaled so that their estimated
+#: median norm is this (Adult's rows are then left as they are).
+ROW_NORM_TARGET = 2.0 ** (12.5 / BINS_PER_OCTAVE)
 #: Largest probability that an estimate's rank misses its quantile by more
 #: than half the distance to the nearest end (see :func:`feasible`).
 FAILURE = 0.01
@@ -225,9 +226,7 @@ def plan_estimates(epsilon, n_samples, *, share, rows, targets):
         return ScalePlan(None, None, 0, notes)
     # capped: beyond it a draw is exact anyway, and eps^2 stays finite
     each = min(total / draws, MAX_DRAW_EPSILON)
-    return ScalePlan(
-        each if rows else None, each if targets else None, targets, notes
-    )
+    return ScalePlan(each if rows else None, each if targets else None, targets, notes)
 
 
 def row_norms(X):
@@ -244,7 +243,9 @@ def private_row_scale(X, epsilon, rng):
     row norms (:func:`bin_quantile` on :func:`positive_edges`).
     """
     m = bin_quantile(row_norms(X), 0.5, epsilon, positive_edges(), rng)
-    return m / ROW_NORM_TARGET
+    s = m / ROW_NORM_TARGET
+    # the target is a bin's midpoint: that bin means "leave the rows as they are"
+    return 1.0 if abs(s - 1.0) < 1e-9 else s
 
 
 def private_target_range(y, epsilon, rng):

@@ -40,7 +40,7 @@ def test_bin_utility_sensitivity_on_neighbouring_datasets(relation, quantile, si
     rng = np.random.default_rng(hash((relation, quantile, signed)) % 2**32)
     edges = S.signed_edges() if signed else S.positive_edges()
     worst = 0.0
-    for trial in range(200):
+    for _ in range(200):
         n = int(rng.integers(1, 40))
         # values on the edges themselves, inside bins and beyond the grid
         pool = np.concatenate([edges[:: max(1, len(edges) // 50)], [0.0, 1e30]])
@@ -53,7 +53,9 @@ def test_bin_utility_sensitivity_on_neighbouring_datasets(relation, quantile, si
         else:
             w = v.copy()
             w[rng.integers(n)] = rng.choice(pool) * rng.choice([1.0, 0.97])
-        du = np.abs(S.bin_utility(v, quantile, edges) - S.bin_utility(w, quantile, edges))
+        du = np.abs(
+            S.bin_utility(v, quantile, edges) - S.bin_utility(w, quantile, edges)
+        )
         worst = max(worst, float(du.max()))
     assert worst <= 1.0 + 1e-12
     assert worst >= 0.5  # the check can fail: utilities do move
