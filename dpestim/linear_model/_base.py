@@ -280,22 +280,7 @@ class BaseDPLinearModel(BaseEstimator):
             notes = {}
         if s == 1.0:
             return X, 1.0, notes
-        if as_blocked(X) is not None or not (sp.issparse(X) or hasattr(X, "dtype")):
-            raise ValueError(
-                "feature_scale=<float> needs X in memory (a NumPy array or a "
-                "SciPy sparse matrix); rescale blocked X by a public constant."
-            )
-        if sp.issparse(X):
-            X = X.copy()
-            X.data = (X.data.astype(np.float64) / s).astype(X.dtype)
-        else:
-            X = np.divide(X, s, dtype=np.float64).astype(X.dtype, copy=False)
-        if not np.isfinite(row_sq_norms(X, reuse=False)).all():
-            raise ValueError(
-                f"X / feature_scale (feature_scale={s:.3g}) has rows whose squared "
-                "L2 norm overflows float64; rescale X by a public constant."
-            )
-        return X, s, notes
+        return _scales.rescale_rows(X, s), s, notes
 
     def _total_epsilon(self, solver, scale_events, dp_event, solver_epsilon):
         """Epsilon of the estimates composed with the solver's run.
@@ -314,20 +299,6 @@ class BaseDPLinearModel(BaseEstimator):
         total = min(basic, accounted)
         check_guarantee(total, self.epsilon, what=f"solver={solver.name!r}")
         return float(total)
-
-    def _estimates_line(self, scale_plan, epsilon):
-        """The privacy report's line on the scale estimates ("" if none)."""
-        events = scale_plan.events()
-        if not events:
-            return ""
-        spent = scale_plan.epsilon
-        share = spent / float(self.epsilon)
-        return (
-            f"{len(events)} exponential-mechanism draw(s) of epsilon "
-            f"{events[0].epsilon:.4g} each (pure DP, both relations), {spent:.4g} "
-            f"in all = {share:.1%} of epsilon={float(self.epsilon):g}, counted in "
-            "the guarantee; the solver ran on the rest"
-        )
 
     def _policy_epsilon(self):
         """The epsilon the ``"auto"`` rules plan for (public).
@@ -586,7 +557,7 @@ class BaseDPLinearModel(BaseEstimator):
             epsilon=epsilon,
             delta=self.delta_,
             dp_event=dp_event,
-            estimates=self._estimates_line(scale_plan, epsilon),
+            estimates=_scales.estimates_line(scale_plan, self.epsilon),
             hyperparameters=dict(hyperparameters),
             warnings=tuple(fit_warnings) + seed_warnings(self.random_state),
             requested_delta=float(self.delta),

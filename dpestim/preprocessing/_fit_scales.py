@@ -48,6 +48,8 @@ __all__ = [
     "positive_edges",
     "private_row_scale",
     "private_target_range",
+    "estimates_line",
+    "rescale_rows",
     "signed_edges",
 ]
 
@@ -269,3 +271,40 @@ def private_target_range(y, epsilon, rng):
     if not high > low:  # a spread below the centre's float resolution
         low, high = np.nextafter(c, -np.inf), np.nextafter(c, np.inf)
     return float(low), float(high)
+
+
+def rescale_rows(X, s):
+    """``X / s`` in ``X``'s dtype and format (a copy; public ``s > 0``).
+
+    ``ValueError`` when a row's squared norm then overflows float64.
+    """
+    if not (sp.issparse(X) or isinstance(X, np.ndarray)):
+        raise ValueError(
+            "feature_scale=<float> needs X in memory (a NumPy array or a "
+            "SciPy sparse matrix); rescale blocked X by a public constant."
+        )
+    if sp.issparse(X):
+        X = X.copy()
+        X.data = (X.data.astype(np.float64) / s).astype(X.dtype)
+    else:
+        X = np.divide(X, s, dtype=np.float64).astype(X.dtype, copy=False)
+    if not np.isfinite(row_norms(X) ** 2).all():
+        raise ValueError(
+            f"X / feature_scale (feature_scale={s:.3g}) has rows whose squared "
+            "L2 norm overflows float64; rescale X by a public constant."
+        )
+    return X
+
+
+def estimates_line(plan, epsilon):
+    """The privacy report's line on a fit's scale estimates ("" if none)."""
+    events = plan.events()
+    if not events:
+        return ""
+    spent = plan.epsilon
+    return (
+        f"{len(events)} exponential-mechanism draw(s) of epsilon "
+        f"{events[0].epsilon:.4g} each (pure DP, both relations), {spent:.4g} "
+        f"in all = {spent / float(epsilon):.1%} of epsilon={float(epsilon):g}, "
+        "counted in the guarantee; the solver ran on the rest"
+    )
