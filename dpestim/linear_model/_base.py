@@ -243,7 +243,12 @@ class BaseDPLinearModel(BaseEstimator):
             and not blocked
         )
         targets = self._estimated_targets(y)
-        if eps is None or not math.isfinite(eps) or not (rows or targets):
+        if (
+            eps is None
+            or self.noise_multiplier is not None  # refused later: run nothing
+            or not math.isfinite(eps)
+            or not (rows or targets)
+        ):
             return _scales.ScalePlan(None, None, 0, {})
         return _scales.plan_estimates(
             float(eps), n, share=float(self.scale_share), rows=rows, targets=targets

@@ -153,11 +153,13 @@ def regression():
 
 def test_y_bound_from_data_warns_and_public_bound_does_not(regression):
     X, y = regression
+    # "data" is an explicit opt-in (issue 24 item 7); the default is private
     with pytest.warns(PrivacyLeakWarning, match="y_bound"):
-        est = Ridge(random_state=0).fit(X, y)
+        est = Ridge(y_bound="data", random_state=0).fit(X, y)
     np.testing.assert_allclose(est.y_bound_, ([y.min()], [y.max()]))
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
+        Ridge(random_state=0).fit(X, y)
         est = Ridge(y_bound=(2.0, 4.0), random_state=0).fit(X, y)
     far = np.vstack([X, 100 * np.ones((1, 4)), -100 * np.ones((1, 4))])
     pred = est.predict(far)
