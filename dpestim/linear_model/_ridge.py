@@ -162,13 +162,13 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         # the model: clip only.
         self._y_center = (low + high) / 2.0 if self.fit_intercept else 0.0 * low
         if isinstance(self.y_bound, str) and self.y_bound == "auto":
-            # and scale it to [-1, 1], the targets' scale the rules assume
+            # and scale it to [-3, 3], the targets' scale the rules assume
             # (the objective divided by scale^2: same minimiser)
             self._y_scale = (
                 (high - low) / 2.0
                 if self.fit_intercept
                 else np.maximum(np.abs(low), np.abs(high))
-            )
+            ) / _scales.TARGET_HALF_RANGE
         return SQUARED, (np.clip(Y, low, high) - self._y_center) / self._y_scale
 
     def _set_coef(self, coef, intercept):
@@ -226,7 +226,7 @@ Ridge.__doc__ = f"""Differentially private ridge regression.
         of ``y`` (refined once around itself) and ``m`` a private median
         absolute deviation around ``c`` (three exponential-mechanism draws
         per target, part of ``scale_share``); the targets are also scaled to
-        ``[-1, 1]`` for the solver and the coefficients and intercept mapped
+        ``[-3, 3]`` for the solver and the coefficients and intercept mapped
         back, so the rules see the same problem at any unit or offset of
         ``y``. Only for a private fit with ``epsilon`` given and ``n`` large
         enough for reliable draws (about ``epsilon n >= 4000`` at the
