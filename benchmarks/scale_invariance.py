@@ -46,15 +46,18 @@ def _unit_rows(X):
     return X / np.maximum(n, 1e-300)[:, None]
 
 
-def adult_rows(seeds, solver, ks):
+def adult_rows(seeds, solver, ks, same_objective=False):
+    """``same_objective``: ``alpha = 1e-4 k^2``, the objective of ``k = 1``."""
     b = load_adult()
     X, y, Xt, yt = b.data, b.target, b.data_test, b.target_test
     out = []
-    cases = [(f"x{k:g}", X * k, Xt * k) for k in ks]
-    if solver == "dp-sgd":
-        cases.append(("unit-norm rows", _unit_rows(X), _unit_rows(Xt)))
-    for name, Xa, Xta in cases:
-        sk = SkLogistic(C=1.0 / (ALPHA * X.shape[0]), max_iter=2000)
+    cases = [(f"x{k:g}", X * k, Xt * k, ALPHA) for k in ks]
+    if same_objective:
+        cases = [(f"x{k:g}, alpha=1e-4 k^2", X * k, Xt * k, ALPHA * k**2) for k in ks]
+    elif solver == "dp-sgd":
+        cases.append(("unit-norm rows", _unit_rows(X), _unit_rows(Xt), ALPHA))
+    for name, Xa, Xta, alpha in cases:
+        sk = SkLogistic(C=1.0 / (alpha * X.shape[0]), max_iter=2000)
         sk.fit(Xa, y)
         row = {
             "dataset": "adult",
@@ -69,6 +72,7 @@ def adult_rows(seeds, solver, ks):
                     warnings.simplefilter("ignore")
                     clf = LogisticRegression(
                         epsilon=1.0,
+                        alpha=alpha,
                         classes=[0, 1],
                         solver=solver,
                         feature_scale=mode,
@@ -90,6 +94,7 @@ def california_rows(seeds):
     cases += [(f"dollars x{k:g}", k, 0.0) for k in (1e-3, 1e3)]
     cases += [(f"dollars + {c:g}", 1.0, c) for c in (-1e4, 1e4)]
     cases += [("$100k (loader)", 1e-5, 0.0)]
+    cases += [(f"$100k + {c:g}", 1e-5, c) for c in (-1e4, 1e4)]
     for name, k, c in cases:
         ya, yta = y * k + c, yt * k + c
         sk = SkRidge(alpha=ALPHA * X.shape[0]).fit(X, ya)
@@ -153,12 +158,14 @@ def report(records, meta):
     return "\n".join(lines) + "\n"
 
 
-PARTS = ("adult-sgd", "adult-dpgd", "california")
+PARTS = ("adult-sgd", "adult-alpha", "adult-dpgd", "california")
 
 
 def _part(record):
     if record["dataset"] == "california":
         return "california"
+    if "alpha=" in record["features"]:
+        return "adult-alpha"
     return "adult-sgd" if record["solver"] == "dp-sgd" else "adult-dpgd"
 
 
@@ -179,6 +186,8 @@ def main():
     records = [r for r in old["records"] if _part(r) not in args.parts]
     if "adult-sgd" in args.parts:
         records += adult_rows(args.seeds, "dp-sgd", KS)
+    if "adult-alpha" in args.parts:
+        records += adult_rows(args.seeds, "dp-sgd", [1e-3, 1e-2], True)
     if "adult-dpgd" in args.parts:
         records += adult_rows(args.seeds, "dp-gd", [1e-2, 1.0, 100.0])
     if "california" in args.parts:

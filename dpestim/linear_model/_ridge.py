@@ -217,28 +217,27 @@ Ridge.__doc__ = f"""Differentially private ridge regression.
     ----------
     {PRIVACY_PARAMS}
     y_bound : "auto", (low, high), float, "data" or None, default="auto"
-        Range of the targets. Each training target is clipped to it and,
-        with ``fit_intercept=True``, centred on its midpoint (a per-record
-        map, inside the privacy argument), the midpoint is added back to the
-        intercept, and predictions are clipped to the range
-        (post-processing), so a noisy model never predicts far outside it.
-        ``"auto"``: a private range, ``c -+ 5 m`` with ``c`` a private median
-        of ``y`` (refined once around itself) and ``m`` a private median
-        absolute deviation around ``c`` (three exponential-mechanism draws
-        per target, part of ``scale_share``); the targets are also scaled to
-        ``[-3, 3]`` for the solver and the coefficients and intercept mapped
-        back, so the rules see the same problem at any unit or offset of
-        ``y``. Only for a private fit with ``epsilon`` given and ``n`` large
-        enough for reliable draws (about ``epsilon n >= 4000`` at the
-        default share); otherwise no bound (as ``None``; ``hyperparameters_``
-        says why). A float ``b`` means ``(-b, b)``; pairs may hold one value
-        per target: a public range (a documented top-code, a physical range)
-        is used as given, without scaling. ``"data"`` takes the range from
-        the private ``y`` (its minimum and maximum), which leaks them: an
-        explicit opt-in, with a :class:`~dpestim.PrivacyLeakWarning`.
-        ``None``: no bound, no centring. (Solvers that penalise the
-        intercept, dp-scd, then shrink it towards the midpoint rather than
-        towards 0.)
+        Range of the targets. Each training target is clipped to it and, with
+        ``fit_intercept=True``, centred on its midpoint (a per-record map,
+        inside the privacy argument), the midpoint is added back to the
+        intercept, and predictions are clipped to the range (post-processing),
+        so a noisy model never predicts far outside it. ``"auto"``: a private
+        range, ``c -+ 5 m`` with ``c`` a private median of ``y`` (refined three
+        times around itself) and ``m`` a private median absolute deviation
+        around ``c`` (five exponential-mechanism draws per target, part of
+        ``scale_share``); the targets are also scaled to ``[-3, 3]`` for the
+        solver and the coefficients and intercept mapped back, so the rules see
+        the same problem at any unit or offset of ``y``. Only for a private fit
+        with ``epsilon`` given and ``n`` large enough for reliable draws (about
+        ``epsilon n >= 4700``, 5700 with the row scale, at the default share);
+        otherwise no bound (as ``None``; ``hyperparameters_`` says why). A float
+        ``b`` means ``(-b, b)``; pairs may hold one value per target: a public
+        range (a documented top-code, a physical range) is used as given,
+        without scaling. ``"data"`` takes the range from the private ``y`` (its
+        minimum and maximum), which leaks them: an explicit opt-in, with a
+        :class:`~dpestim.PrivacyLeakWarning`. ``None``: no bound, no centring.
+        (Solvers that penalise the intercept, dp-scd, then shrink it towards the
+        midpoint rather than towards 0.)
     {COMMON_TAIL}
 
     Attributes

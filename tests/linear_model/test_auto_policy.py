@@ -309,7 +309,9 @@ def test_seq_dp_scd_auto_plan_is_batch_one_with_a_public_dual_clip():
     n = X.shape[0]
     E = seq_scd_epochs(n, 9, 1)
     assert (est.batch_size_, est.max_iter_) == (1, E)
-    step = seq_scd_step(n, 1, E, est.noise_multiplier_, alpha_n=est.alpha * n)
+    # the plan's alpha is in the units of X / feature_scale_ (alpha / s^2)
+    alpha = est.alpha / est.feature_scale_**2
+    step = seq_scd_step(n, 1, E, est.noise_multiplier_, alpha_n=alpha * n)
     assert est.learning_rate_ == pytest.approx(step, rel=1e-6)
     assert est.hyperparameters_["learning_rate"] == est.learning_rate_
     # the noise is calibrated to the clip bound the run used
