@@ -275,3 +275,21 @@ def test_parameters_are_validated():
     for bad in (dict(feature_scale=-1.0), dict(feature_scale="x"), dict(scale_share=0)):
         with pytest.raises(ValueError, match="feature_scale|scale_share"):
             LogisticRegression(classes=[0, 1], **bad).fit(X, y)
+
+
+def test_sparse_and_float32_rows_are_rescaled_in_their_format():
+    import scipy.sparse as sp
+
+    X, y = _classification()
+    dense = LogisticRegression(classes=[0, 1], random_state=2).fit(X * 100, y)
+    sparse = LogisticRegression(classes=[0, 1], random_state=2).fit(
+        sp.csr_matrix(X * 100), y
+    )
+    # the same private scale (same draws); the sparse solver's noise differs
+    assert sparse.feature_scale_ == dense.feature_scale_ > 1
+    assert sparse.score(sp.csr_matrix(X * 100), y) > 0.85
+    f32 = LogisticRegression(classes=[0, 1], random_state=2).fit(
+        (X * 100).astype(np.float32), y
+    )
+    assert f32.coef_.dtype == np.float32 and f32.feature_scale_ > 1
+    assert f32.score((X * 100).astype(np.float32), y) > 0.85
