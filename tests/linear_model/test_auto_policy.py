@@ -303,15 +303,20 @@ def test_seq_dp_scd_auto_plan_is_batch_one_with_a_public_dual_clip():
     from dpestim.solvers._policy import seq_scd_epochs, seq_scd_step
 
     X, y, _, _ = _separable("seq-plan", 4000, 8)
+    # feature_scale=None: the rule plans for the whole epsilon, and the
+    # run's noise multiplier is then the one the rule saw (with the default
+    # scale estimate the run is calibrated for the 95% left)
     est = LogisticRegression(
-        solver="seq-dp-scd", epsilon=1.0, classes=[0, 1], random_state=0
+        solver="seq-dp-scd",
+        epsilon=1.0,
+        classes=[0, 1],
+        random_state=0,
+        feature_scale=None,
     ).fit(X, y)
     n = X.shape[0]
     E = seq_scd_epochs(n, 9, 1)
     assert (est.batch_size_, est.max_iter_) == (1, E)
-    # the plan's alpha is in the units of X / feature_scale_ (alpha / s^2)
-    alpha = est.alpha / est.feature_scale_**2
-    step = seq_scd_step(n, 1, E, est.noise_multiplier_, alpha_n=alpha * n)
+    step = seq_scd_step(n, 1, E, est.noise_multiplier_, alpha_n=est.alpha * n)
     assert est.learning_rate_ == pytest.approx(step, rel=1e-6)
     assert est.hyperparameters_["learning_rate"] == est.learning_rate_
     # the noise is calibrated to the clip bound the run used
@@ -445,7 +450,7 @@ def test_dp_smd_sco_private_event_is_unchanged_for_explicit_parameters():
     kw = dict(l1_radius=3.0, max_iter=40, n_vertex_samples=2, n_output_samples=64)
     est = LogisticRegression(
         solver=DPSMDSCO(**kw), epsilon=1.0, delta=1e-5, classes=[0, 1],
-        random_state=0,
+        random_state=0, feature_scale=None,
     ).fit(X, y)  # fmt: skip
     dp = est.dp_params_
     T, q, K, B = 40, dp["resample_period"], 2, X.shape[0] // 40
