@@ -293,3 +293,27 @@ def test_sparse_and_float32_rows_are_rescaled_in_their_format():
     )
     assert f32.coef_.dtype == np.float32 and f32.feature_scale_ > 1
     assert f32.score((X * 100).astype(np.float32), y) > 0.85
+
+
+@pytest.mark.parametrize("quantile", [0.5, 0.25])
+def test_selection_probabilities_are_epsilon_dp_on_neighbours(quantile):
+    """The exact output distribution of one draw, on random neighbours."""
+    rng = np.random.default_rng(7)
+    edges = S.signed_edges()
+    eps = 0.7
+    worst = 0.0
+    for _ in range(100):
+        n = int(rng.integers(2, 30))
+        v = rng.normal(size=n) * 10.0 ** rng.integers(-3, 4)
+        w = v.copy()
+        if rng.random() < 0.5:
+            w[rng.integers(n)] = rng.normal() * 1e3  # replace one
+        else:
+            w = np.append(v, rng.normal() * 1e3)  # add one
+        logp = []
+        for values in (v, w):
+            z = eps * S.bin_utility(values, quantile, edges) / 2.0
+            logp.append(z - np.logaddexp.reduce(z))
+        worst = max(worst, float(np.abs(logp[0] - logp[1]).max()))
+    assert worst <= eps + 1e-9
+    assert worst > eps / 4
