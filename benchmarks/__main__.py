@@ -56,6 +56,12 @@ ENTRIES = [
         ("--datasets", "german", "--seeds", "1", "--epsilons", "1", "inf"),
     ),
     Entry("fairness", "utility/fairness.py", ("--quick",)),
+    Entry(
+        "scale_invariance",
+        "utility/scale_invariance.py",
+        ("--seeds", "1", "--parts", "california"),
+        ("--seeds", "2"),
+    ),
     Entry("private_search", "utility/private_search.py", ("--quick",)),
     Entry(
         "budget_composition",

@@ -31,7 +31,7 @@ is missing is skipped with a message.
 
 Usage::
 
-    python benchmarks/peers/run_peers.py           # full run; regenerates doc/benchmarks/peers.md
+    python benchmarks/peers/run_peers.py   # full run; rewrites doc/benchmarks/peers.md
     python benchmarks/peers/run_peers.py --quick   # smoke run (< 10 minutes)
     python benchmarks/peers/run_peers.py --from-json benchmarks/results/peers/raw.json
 
@@ -1082,7 +1082,7 @@ def main(argv=None):
 
 
 def publish(raw, out_dir, *, update_md):
-    """Write the CSV files, plots and report of ``raw``; update doc/benchmarks/peers.md."""
+    """Write the CSV files, plots and report of ``raw``; update the peers page."""
     speed, summary, cost = raw["speed"], raw["utility"], raw["cost"]
     nonpriv_acc = raw["nonprivate_accuracy"]
     verdict = utility_verdict(summary)

@@ -8,6 +8,7 @@ import math
 from dataclasses import replace
 from numbers import Integral, Real
 
+import dp_accounting
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, _fit_context, clone
@@ -16,8 +17,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._distributed import as_blocked, prepare_blocked
 from ..exceptions import PrivacyBudgetWarning, UtilityWarning
+from ..preprocessing import _fit_scales as _scales
 from ..privacy import ACCOUNTANTS, PrivacyReport, check_guarantee
 from ..privacy.charging import FitCharge, charge_fit
+from ..privacy.ledger import composed_epsilon
 from ..privacy.report import seed_warnings
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, _policy, resolve_solver
 from ..solvers._policy import AUTO
@@ -98,6 +101,12 @@ class BaseDPLinearModel(BaseEstimator):
         "accountant": [StrOptions(set(ACCOUNTANTS))],
         "random_state": ["random_state", np.random.Generator],
         "verbose": ["verbose"],
+        "feature_scale": [
+            Interval(Real, 0, MAX_NOISE_MULTIPLIER, closed="neither"),
+            StrOptions({AUTO}),
+            None,
+        ],
+        "scale_share": [Interval(Real, 0, 1, closed="neither")],
     }
 
     def __new__(cls, *args, **kwargs):
@@ -130,6 +139,8 @@ class BaseDPLinearModel(BaseEstimator):
         accountant="rdp",
         random_state=None,
         verbose=0,
+        feature_scale="auto",
+        scale_share=_scales.SCALE_SHARE,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -144,6 +155,8 @@ class BaseDPLinearModel(BaseEstimator):
         self.accountant = accountant
         self.random_state = random_state
         self.verbose = verbose
+        self.feature_scale = feature_scale
+        self.scale_share = scale_share
 
     # -- helpers ---------------------------------------------------------------
 
@@ -191,8 +204,12 @@ class BaseDPLinearModel(BaseEstimator):
             )
         return X, y
 
-    def _resolve_noise(self, solver, plan):
-        """Noise multiplier, reported epsilon, and the event, from public data."""
+    def _resolve_noise(self, solver, plan, spent=0.0):
+        """Noise multiplier, reported epsilon, and the event, from public data.
+
+        ``spent``: the epsilon of the fit's scale estimates (pure DP), which
+        the solver's run is calibrated to leave room for.
+        """
         clip_norm = plan.clip_norm
         eps, delta, nm = self.epsilon, self.delta, self.noise_multiplier
         if eps is not None and nm is not None:
@@ -227,7 +244,7 @@ class BaseDPLinearModel(BaseEstimator):
         if not private:
             nm = 0.0
         elif nm is None:
-            nm = solver.calibrate(eps, delta, plan, accountant=self.accountant)
+            nm = solver.calibrate(eps - spent, delta, plan, accountant=self.accountant)
         if not nm <= MAX_NOISE_MULTIPLIER:
             raise ValueError(
                 f"epsilon={eps!r} is too small for this run: it needs noise_multiplier="
@@ -241,8 +258,95 @@ class BaseDPLinearModel(BaseEstimator):
             else math.inf
         )
         # The invariant: never run a mechanism accounted above the request.
-        check_guarantee(epsilon, eps, what=f"solver={solver.name!r}")
+        check_guarantee(
+            epsilon, eps if spent == 0 else eps - spent, what=f"solver={solver.name!r}"
+        )
         return float(nm), epsilon, event
+
+    # -- the policy step: private scales ----------------------------------------
+
+    def _estimated_targets(self, y):
+        """How many targets' ranges the fit estimates privately (Ridge only)."""
+        return 0
+
+    def _plan_scales(self, n, y, blocked):
+        """The :class:`~dpestim.preprocessing._fit_scales.ScalePlan` of this fit.
+
+        Public: ``n``, the number of targets, ``epsilon`` and ``scale_share``.
+        Estimates run only for a private fit with ``epsilon`` given (a fixed
+        ``noise_multiplier`` has no budget to share) and only for the scales
+        left to ``"auto"``: the row scale with ``feature_scale="auto"`` and
+        ``clip_norm="auto"`` (an explicit ``clip_norm`` is in the units of
+        ``X``) on in-memory ``X``.
+        """
+        eps = self.epsilon
+        rows = (
+            _policy.is_auto(self.feature_scale)
+            and _policy.is_auto(self.clip_norm)
+            and not blocked
+        )
+        targets = self._estimated_targets(y)
+        if (
+            eps is None
+            or self.noise_multiplier is not None  # refused later: run nothing
+            or not math.isfinite(eps)
+            or not (rows or targets)
+        ):
+            return _scales.ScalePlan(None, None, 0, {})
+        return _scales.plan_estimates(
+            float(eps), n, share=float(self.scale_share), rows=rows, targets=targets
+        )
+
+    def _apply_feature_scale(self, X, scale_plan, rng):
+        """``(X / s, s, notes)``: the rows in the units the rules assume.
+
+        ``s`` is the private row scale (``feature_scale="auto"``), the given
+        ``feature_scale`` (a public float), or 1. The objective is kept: the
+        estimator fits ``w' = s w`` with ``alpha' = alpha / s^2`` and maps
+        ``coef_ = w' / s`` back.
+        """
+        fs = self.feature_scale
+        if fs is None:
+            return X, 1.0, {}
+        if isinstance(fs, str):
+            if scale_plan.row_epsilon is None:
+                return (
+                    X,
+                    1.0,
+                    {k: v for k, v in scale_plan.notes.items() if k == "feature_scale"},
+                )
+            s = _scales.private_row_scale(X, scale_plan.row_epsilon, rng)
+            notes = {
+                "feature_scale": (
+                    f"{s:.6g} (private median row norm / "
+                    f"{_scales.ROW_NORM_TARGET:.4g}, epsilon "
+                    f"{scale_plan.row_epsilon:.4g})"
+                )
+            }
+        else:
+            s = float(fs)
+            notes = {}
+        if s == 1.0:
+            return X, 1.0, notes
+        return _scales.rescale_rows(X, s), s, notes
+
+    def _total_epsilon(self, solver, scale_events, dp_event, solver_epsilon):
+        """Epsilon of the estimates composed with the solver's run.
+
+        The smaller of two valid bounds: basic composition (the estimates'
+        epsilons plus the solver's) and dp-accounting's composition of the
+        whole event (:func:`~dpestim.privacy.ledger.composed_epsilon`).
+        """
+        basic = sum(e.epsilon for e in scale_events) + solver_epsilon
+        try:
+            accounted = composed_epsilon(
+                [dp_event], self.delta_, self.accountant, solver.neighbouring
+            )
+        except (ValueError, TypeError, NotImplementedError):
+            accounted = math.inf
+        total = min(basic, accounted)
+        check_guarantee(total, self.epsilon, what=f"solver={solver.name!r}")
+        return float(total)
 
     def _policy_epsilon(self):
         """The epsilon the ``"auto"`` rules plan for (public).
@@ -285,7 +389,9 @@ class BaseDPLinearModel(BaseEstimator):
         one = float(bool(self.fit_intercept))
         return math.sqrt(float(sq.max()) + one), math.sqrt(float(sq.mean()) + one)
 
-    def _resolve_plan(self, solver, n, d, n_outputs, loss, *, clip_norm, norms):
+    def _resolve_plan(
+        self, solver, n, d, n_outputs, loss, *, clip_norm, norms, alpha=None
+    ):
         """The ERM plan with its ``"auto"`` values resolved by the solver.
 
         Public quantities only, except ``norms`` (the data's largest and RMS
@@ -298,7 +404,7 @@ class BaseDPLinearModel(BaseEstimator):
             n_features=d,
             n_outputs=n_outputs,
             loss=loss,
-            alpha=float(self.alpha),
+            alpha=float(self.alpha) if alpha is None else float(alpha),
             fit_intercept=bool(self.fit_intercept),
             clip_norm=clip_norm,
             row_norm=norms[0],
@@ -378,6 +484,22 @@ class BaseDPLinearModel(BaseEstimator):
             dtype = [np.float64, np.float32] if solver.accepts_float32 else np.float64
             X, y = self._validate_X_y(X, y, dtype=dtype, **self._validate_kwargs)
             coef_dtype = X.dtype
+        n, d = X.shape
+        rng = check_generator(self.random_state)
+        # The policy step: private scales the "auto" rules need (public plan,
+        # charged before any of them reads the data).
+        scale_plan = self._plan_scales(n, y, blocked is not None)
+        scale_events = scale_plan.events()
+        if scale_events:
+            charge_fit(
+                FitCharge(
+                    dp_accounting.ComposedDpEvent(scale_events),
+                    solver.neighbouring,
+                    f"{type(self).__name__}(scale estimates, n={n})",
+                )
+            )
+        self._scale_fit = (scale_plan, rng)
+        X, row_scale, scale_notes = self._apply_feature_scale(X, scale_plan, rng)
         loss, Y = self._encode_targets(y)
         if not np.isfinite(np.einsum("ij,ij->i", Y, Y)).all():
             raise ValueError(
@@ -385,7 +507,6 @@ class BaseDPLinearModel(BaseEstimator):
                 "1e154); rescale y by a public constant."
             )
         solver.check_loss(loss)
-        n, d = X.shape
         clip_norm = self._clip_norm(blocked=blocked is not None)
         norms = (
             (None, None)
@@ -393,17 +514,26 @@ class BaseDPLinearModel(BaseEstimator):
             else self._nonprivate_row_norms(X, clip_norm)
         )
         plan, hyperparameters = self._resolve_plan(
-            solver, n, d, Y.shape[1], loss, clip_norm=clip_norm, norms=norms
+            solver,
+            n,
+            d,
+            Y.shape[1],
+            loss,
+            clip_norm=clip_norm,
+            norms=norms,
+            alpha=float(self.alpha) / row_scale**2,
         )
         if _policy.is_auto(self.clip_norm):
             hyperparameters = {"clip_norm": clip_norm, **hyperparameters}
+        hyperparameters.update(scale_notes)
+        hyperparameters.update(getattr(self, "_target_notes", {}))
         if norms[0] is not None:
             # non-private fit only: say that its step rule read the data
             hyperparameters["row norms (max, rms; read from the data: not private)"] = (
                 norms
             )
         solver.check_plan(plan)
-        nm, epsilon, event = self._resolve_noise(solver, plan)
+        nm, epsilon, event = self._resolve_noise(solver, plan, spent=scale_plan.epsilon)
         # Budgets / model selection see the mechanism before it runs (and may refuse).
         charge_fit(
             FitCharge(
@@ -422,12 +552,9 @@ class BaseDPLinearModel(BaseEstimator):
             print(plan_line(self, solver, plan, n_steps, nm, epsilon), flush=True)
         with fit_progress(self.verbose, n_steps, f"{solver.name} fit"):
             result = solver.solve(
-                X,
-                np.require(Y, np.float64, ["C", "W"]),
-                plan,
-                nm,
-                check_generator(self.random_state),
+                X, np.require(Y, np.float64, ["C", "W"]), plan, nm, rng
             )
+        self._scale_fit = None
         if not (np.isfinite(result.coef).all() and np.isfinite(result.intercept).all()):
             # Post-processing of the released model: raising costs no privacy.
             raise ValueError(
@@ -437,17 +564,24 @@ class BaseDPLinearModel(BaseEstimator):
         self.solver_ = solver
         self.n_iter_ = result.n_iter
         self.noise_multiplier_ = nm
-        self.epsilon_ = epsilon
         self.delta_ = float(solver.guarantee_delta(self.delta))
-        self.dp_event_ = result.dp_event
+        dp_event = result.dp_event
+        if scale_events:
+            dp_event = dp_accounting.ComposedDpEvent([*scale_events, dp_event])
+            epsilon = self._total_epsilon(solver, scale_events, dp_event, epsilon)
+        self.epsilon_ = epsilon
+        self.dp_event_ = dp_event
+        self.feature_scale_ = row_scale
         self.hyperparameters_ = hyperparameters
         self.clip_norm_ = plan.clip_norm
         self.max_iter_ = plan.max_iter
         self.batch_size_ = plan.batch_size
         self.learning_rate_ = plan.learning_rate
         # scikit-learn's convention: coefficients in the dtype of X.
+        # coefficients back to the user's units (x' = x / s, w = w' / s)
+        coef = result.coef / row_scale if row_scale != 1.0 else result.coef
         self._set_coef(
-            result.coef.astype(coef_dtype, copy=False),
+            coef.astype(coef_dtype, copy=False),
             result.intercept.astype(coef_dtype, copy=False),
         )
         for name, value in result.attributes.items():
@@ -470,7 +604,8 @@ class BaseDPLinearModel(BaseEstimator):
             ),
             epsilon=epsilon,
             delta=self.delta_,
-            dp_event=result.dp_event,
+            dp_event=dp_event,
+            estimates=_scales.estimates_line(scale_plan, self.epsilon),
             hyperparameters=dict(hyperparameters),
             warnings=tuple(fit_warnings) + seed_warnings(self.random_state),
             requested_delta=float(self.delta),

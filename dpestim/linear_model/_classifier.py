@@ -47,6 +47,8 @@ class BaseDPLinearClassifier(ClassifierMixin, BaseDPLinearModel):
         coef_bound="auto",
         random_state=None,
         verbose=0,
+        feature_scale="auto",
+        scale_share=0.05,
     ):
         super().__init__(
             epsilon=epsilon,
@@ -62,6 +64,8 @@ class BaseDPLinearClassifier(ClassifierMixin, BaseDPLinearModel):
             accountant=accountant,
             random_state=random_state,
             verbose=verbose,
+            feature_scale=feature_scale,
+            scale_share=scale_share,
         )
         self.classes = classes
         self.coef_bound = coef_bound

@@ -77,7 +77,32 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         entropy (use it for real releases); an int gives bit-reproducible fits.
     verbose : int, default=0
         Print the plan (steps, noise, epsilon) before fitting. Nothing computed
-        from the private data is printed."""
+        from the private data is printed.
+    feature_scale : "auto", float or None, default="auto"
+        Unit of the rows the ``"auto"`` rules run in. ``"auto"``: a private
+        median ``m`` of the row norms (exponential mechanism on a public
+        geometric grid, 8 bins per factor 2 over ``2^-40 .. 2^40``; part of
+        ``scale_share``), and the fit runs on ``x / s`` with ``s = m /
+        2.95`` (the median row norm the rules were calibrated at): the same
+        ``clip_norm``, steps and noise see the same problem at any scale of
+        ``X``. Only for a private fit with ``epsilon`` given,
+        ``clip_norm="auto"`` and in-memory ``X``; otherwise, and when ``n``
+        is too small for a reliable estimate (``hyperparameters_`` says so),
+        ``s = 1``. A float: a public ``s`` (no cost). ``None``: ``s = 1``
+        (the behaviour before this option). The objective is kept: the fit
+        minimises over ``w' = s w`` with ``alpha' = alpha / s^2`` and
+        ``coef_ = w' / s`` (so ``epsilon=inf`` still gives scikit-learn's
+        optimum). Resolved value: ``feature_scale_``.
+    scale_share : float in (0, 1), default=0.05
+        Share of ``epsilon`` spent on the private scale estimates of one fit
+        (``feature_scale="auto"``; Ridge's ``y_bound="auto"``), split equally
+        between their draws. Each draw is pure DP (under both neighbouring
+        relations), composed into ``dp_event_``, listed in
+        :meth:`privacy_report` with its share, and counted in ``epsilon``:
+        the solver is calibrated for the rest, and ``epsilon_`` never
+        exceeds ``epsilon``. A draw that ``n`` makes unreliable (a chance
+        above 1% of landing outside the data's range) is not run and costs
+        nothing."""
 
 COEF_BOUND_PARAM = """coef_bound : float, "auto" or None, default="auto"
         Public radius of the coefficients: after fitting, ``coef_`` (all
@@ -116,7 +141,11 @@ ATTRIBUTES = """coef_ : ndarray
     solver_ : BaseSolver
         The solver object used (a fresh instance; ``solver`` is unchanged).
     clip_norm_ : float
-        The clip norm the run used (``clip_norm`` resolved).
+        The clip norm the run used (``clip_norm`` resolved), in the units
+        of ``X / feature_scale_``.
+    feature_scale_ : float
+        The row unit ``s`` the fit ran in (1: ``X`` as given); private
+        (covered by the guarantee) when estimated.
     max_iter_, batch_size_, learning_rate_ : int, int, float
         The values the run used (``"auto"`` resolved from public quantities).
     hyperparameters_ : dict

@@ -8,6 +8,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from ..exceptions import PrivacyLeakWarning
 from ..losses import SQUARED
+from ..preprocessing import _fit_scales as _scales
 from ._base import BaseDPLinearModel
 from ._docs import ATTRIBUTES, COMMON_TAIL, PRIVACY_PARAMS
 
@@ -19,7 +20,7 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
     _validate_kwargs = {"multi_output": True, "y_numeric": True}
     _parameter_constraints = {
         **BaseDPLinearModel._parameter_constraints,
-        "y_bound": [Real, tuple, list, np.ndarray, StrOptions({"data"}), None],
+        "y_bound": [Real, tuple, list, np.ndarray, StrOptions({"data", "auto"}), None],
     }
 
     def __init__(
@@ -36,9 +37,11 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         learning_rate="auto",
         solver="dp-sgd",
         accountant="rdp",
-        y_bound="data",
+        y_bound="auto",
         random_state=None,
         verbose=0,
+        feature_scale="auto",
+        scale_share=0.05,
     ):
         super().__init__(
             epsilon=epsilon,
@@ -54,13 +57,45 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
             accountant=accountant,
             random_state=random_state,
             verbose=verbose,
+            feature_scale=feature_scale,
+            scale_share=scale_share,
         )
         self.y_bound = y_bound
 
+    def _estimated_targets(self, y):
+        if not (isinstance(self.y_bound, str) and self.y_bound == "auto"):
+            return 0
+        return 1 if np.ndim(y) == 1 else int(np.shape(y)[1])
+
+    def _private_y_bound(self, Y):
+        """``y_bound="auto"``: private ranges of the targets, or None."""
+        plan, rng = self._scale_fit
+        if plan.target_epsilon is None:
+            self._target_notes = {k: v for k, v in plan.notes.items() if k == "y_bound"}
+            return None
+        ranges = [
+            _scales.private_target_range(Y[:, k], plan.target_epsilon, rng)
+            for k in range(Y.shape[1])
+        ]
+        low = np.array([r[0] for r in ranges])
+        high = np.array([r[1] for r in ranges])
+        self._target_notes = {
+            "y_bound": (
+                f"private range (median -+ {_scales.FENCE:g} median absolute "
+                "deviations), "
+                f"{_scales.TARGET_DRAWS} draws of epsilon "
+                f"{plan.target_epsilon:.4g} per target"
+            )
+        }
+        return low, high
+
     def _resolve_y_bound(self, Y):
         """``(low, high)`` arrays of shape (n_targets,), or None (no bound)."""
+        self._target_notes = {}
         if self.y_bound is None:
             return None
+        if isinstance(self.y_bound, str) and self.y_bound == "auto":
+            return self._private_y_bound(Y)
         if isinstance(self.y_bound, str):
             self._warn(
                 "y_bound='data': the target range is taken from the private y "
@@ -115,18 +150,31 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         Y = y.reshape(y.shape[0], -1)
         bounds = self._resolve_y_bound(Y)
         self.y_bound_ = bounds
+        self._y_scale = np.ones(Y.shape[1])
         if bounds is None:
             self._y_center = np.zeros(Y.shape[1])
             return SQUARED, Y
         low, high = bounds
-        # a per-record map with public constants: clip each target to the
-        # range and centre it; the centre is added back to the intercept
-        # (post-processing) and predictions are clipped to the range.
-        # Without an intercept, centring would change the model: clip only.
+        # a per-record map with public (or privately estimated) constants:
+        # clip each target to the range and centre it; the centre is added
+        # back to the intercept (post-processing) and predictions are
+        # clipped to the range. Without an intercept, centring would change
+        # the model: clip only.
         self._y_center = (low + high) / 2.0 if self.fit_intercept else 0.0 * low
-        return SQUARED, np.clip(Y, low, high) - self._y_center
+        if isinstance(self.y_bound, str) and self.y_bound == "auto":
+            # and scale it to [-3, 3], the targets' scale the rules assume
+            # (the objective divided by scale^2: same minimiser)
+            self._y_scale = (
+                (high - low) / 2.0
+                if self.fit_intercept
+                else np.maximum(np.abs(low), np.abs(high))
+            ) / _scales.TARGET_HALF_RANGE
+        return SQUARED, (np.clip(Y, low, high) - self._y_center) / self._y_scale
 
     def _set_coef(self, coef, intercept):
+        if not (self._y_scale == 1.0).all():
+            scale = self._y_scale.astype(coef.dtype)
+            coef, intercept = coef * scale[:, None], intercept * scale
         intercept = intercept + self._y_center
         if self._single_target:
             self.coef_, self.intercept_ = coef[0], float(intercept[0])
@@ -168,26 +216,35 @@ Ridge.__doc__ = f"""Differentially private ridge regression.
     Parameters
     ----------
     {PRIVACY_PARAMS}
-    y_bound : (low, high), float, "data" or None, default="data"
-        Public range of the targets. Each training target is clipped to it
-        and, with ``fit_intercept=True``, centred on its midpoint (a
-        per-record map with public constants, inside the privacy argument),
-        the midpoint is added back to the intercept, and predictions are
-        clipped to the range (post-processing), so a noisy model never
-        predicts far outside it. A float ``b`` means
-        ``(-b, b)``; pairs may hold one value per target. ``"data"`` takes the
-        range from the private ``y`` (its minimum and maximum), which leaks
-        them: a :class:`~dpestim.PrivacyLeakWarning` is raised; pass a public
-        range (a documented top-code, a physical range) instead. ``None``:
-        no bound, no centring. (Solvers that penalise the intercept, dp-scd,
-        then shrink it towards the midpoint rather than towards 0.)
+    y_bound : "auto", (low, high), float, "data" or None, default="auto"
+        Range of the targets. Each training target is clipped to it and, with
+        ``fit_intercept=True``, centred on its midpoint (a per-record map,
+        inside the privacy argument), the midpoint is added back to the
+        intercept, and predictions are clipped to the range (post-processing),
+        so a noisy model never predicts far outside it. ``"auto"``: a private
+        range, ``c -+ 5 m`` with ``c`` a private median of ``y`` (refined three
+        times around itself) and ``m`` a private median absolute deviation
+        around ``c`` (five exponential-mechanism draws per target, part of
+        ``scale_share``); the targets are also scaled to ``[-3, 3]`` for the
+        solver and the coefficients and intercept mapped back, so the rules see
+        the same problem at any unit or offset of ``y``. Only for a private fit
+        with ``epsilon`` given and ``n`` large enough for reliable draws (about
+        ``epsilon n >= 4700``, 5700 with the row scale, at the default share);
+        otherwise no bound (as ``None``; ``hyperparameters_`` says why). A float
+        ``b`` means ``(-b, b)``; pairs may hold one value per target: a public
+        range (a documented top-code, a physical range) is used as given,
+        without scaling. ``"data"`` takes the range from the private ``y`` (its
+        minimum and maximum), which leaks them: an explicit opt-in, with a
+        :class:`~dpestim.PrivacyLeakWarning`. ``None``: no bound, no centring.
+        (Solvers that penalise the intercept, dp-scd, then shrink it towards the
+        midpoint rather than towards 0.)
     {COMMON_TAIL}
 
     Attributes
     ----------
     {ATTRIBUTES}
     y_bound_ : tuple of ndarray of shape (n_targets,) or None
-        The ``(low, high)`` range used.
+        The ``(low, high)`` range used (private when estimated).
 
     See Also
     --------

@@ -43,6 +43,8 @@ class LinearSVC(BaseDPLinearClassifier):
         coef_bound="auto",
         random_state=None,
         verbose=0,
+        feature_scale="auto",
+        scale_share=0.05,
     ):
         super().__init__(
             epsilon=epsilon,
@@ -60,6 +62,8 @@ class LinearSVC(BaseDPLinearClassifier):
             coef_bound=coef_bound,
             random_state=random_state,
             verbose=verbose,
+            feature_scale=feature_scale,
+            scale_share=scale_share,
         )
         self.loss = loss
 

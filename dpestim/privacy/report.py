@@ -38,6 +38,7 @@ class PrivacyReport:
     hyperparameters: dict = field(default_factory=dict)
     warnings: tuple = field(default_factory=tuple)
     requested_delta: float | None = None
+    estimates: str = ""
 
     def as_dict(self):
         """The report as a plain dict (the event as its ``repr``)."""
@@ -89,6 +90,8 @@ class PrivacyReport:
             + (" (sets sampling rate and step count)" if self.n_samples_public else ""),
             f"  DpEvent     : {describe_event(self.dp_event)}",
         ]
+        if self.estimates:
+            lines.insert(-1, f"  estimates   : {self.estimates}")
         if self.hyperparameters:
             lines.append(
                 "  hyperparams : "

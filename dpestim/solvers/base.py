@@ -281,6 +281,8 @@ class BaseSolver(BaseEstimator):
                     plan.loss, plan.n_samples, D, epsilon, delta, steps
                 )
                 lr = min(lr, cap)
+            if plan.alpha > 0:  # as above: a strong penalty's step stays stable
+                lr = min(lr, 1.0 / plan.alpha)
         plan = replace(plan, max_iter=int(E), batch_size=int(B), learning_rate=lr)
         return plan, {"max_iter": plan.max_iter, "batch_size": B, "learning_rate": lr}
 

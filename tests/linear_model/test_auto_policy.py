@@ -153,11 +153,13 @@ def regression():
 
 def test_y_bound_from_data_warns_and_public_bound_does_not(regression):
     X, y = regression
+    # "data" is an explicit opt-in (issue 24 item 7); the default is private
     with pytest.warns(PrivacyLeakWarning, match="y_bound"):
-        est = Ridge(random_state=0).fit(X, y)
+        est = Ridge(y_bound="data", random_state=0).fit(X, y)
     np.testing.assert_allclose(est.y_bound_, ([y.min()], [y.max()]))
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
+        Ridge(random_state=0).fit(X, y)
         est = Ridge(y_bound=(2.0, 4.0), random_state=0).fit(X, y)
     far = np.vstack([X, 100 * np.ones((1, 4)), -100 * np.ones((1, 4))])
     pred = est.predict(far)
@@ -306,8 +308,15 @@ def test_seq_dp_scd_auto_plan_is_batch_one_with_a_public_dual_clip():
     from dpestim.solvers.coordinate._policy import seq_scd_epochs, seq_scd_step
 
     X, y, _, _ = _separable("seq-plan", 4000, 8)
+    # feature_scale=None: the rule plans for the whole epsilon, and the
+    # run's noise multiplier is then the one the rule saw (with the default
+    # scale estimate the run is calibrated for the 95% left)
     est = LogisticRegression(
-        solver="seq-dp-scd", epsilon=1.0, classes=[0, 1], random_state=0
+        solver="seq-dp-scd",
+        epsilon=1.0,
+        classes=[0, 1],
+        random_state=0,
+        feature_scale=None,
     ).fit(X, y)
     n = X.shape[0]
     E = seq_scd_epochs(n, 9, 1)
@@ -449,7 +458,7 @@ def test_dp_smd_sco_private_event_is_unchanged_for_explicit_parameters():
     kw = dict(l1_radius=3.0, max_iter=40, n_vertex_samples=2, n_output_samples=64)
     est = LogisticRegression(
         solver=DPSMDSCO(**kw), epsilon=1.0, delta=1e-5, classes=[0, 1],
-        random_state=0,
+        random_state=0, feature_scale=None,
     ).fit(X, y)  # fmt: skip
     dp = est.dp_params_
     T, q, K, B = 40, dp["resample_period"], 2, X.shape[0] // 40

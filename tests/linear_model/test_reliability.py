@@ -140,9 +140,14 @@ def test_ridge_tiny_epsilon_with_dp_gd():
         _quiet_fit(Ridge(solver="dp-gd", epsilon=1e-300), X, X[:, 0])
 
 
-def test_ridge_huge_alpha_is_refused():
+def test_ridge_huge_alpha_is_refused_or_shrinks_to_zero():
+    # learning_rate="auto" is capped at 1 / alpha (a stable penalty step), so
+    # a huge alpha gives the (finite) zero model; an explicit learning rate
+    # that the penalty step diverges at is refused, naming alpha.
+    model = _quiet_fit(Ridge(alpha=1e300), X, X[:, 0])
+    assert np.isfinite(model.coef_).all() and np.abs(model.coef_).max() < 1e-100
     with pytest.raises(ValueError, match="alpha"):
-        _quiet_fit(Ridge(alpha=1e300), X, X[:, 0])
+        _quiet_fit(Ridge(alpha=1e300, learning_rate=0.5), X, X[:, 0])
 
 
 @pytest.mark.parametrize(

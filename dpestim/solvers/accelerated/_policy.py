@@ -137,6 +137,8 @@ class AutoPolicyMixin:
             if private:
                 ratio = self._noise_ratio(plan, epsilon, delta, T)
                 lr = _policy.noise_damped_rate(lr, ratio, _policy.NOISE_TO_SIGNAL)
+            if plan.alpha > 0:  # a strong penalty's own step stays stable
+                lr = min(lr, 1.0 / (plan.alpha * getattr(self, "step_scale", 1.0)))
             if momentum:
                 lr, self._auto_mu = self._momentum_plan(plan, lr, T)
         plan = replace(plan, max_iter=int(T), batch_size=m, learning_rate=float(lr))

@@ -1,0 +1,214 @@
+"""Invariance of the defaults to the user's scaling (issue 25): measurements.
+
+Rows (epsilon = 1, delta = 1e-5, default solver, ``--seeds`` seeds each):
+
+* Adult (``load_adult``), ``LogisticRegression``: ``X`` multiplied by ``k`` in
+  {1e-3, 1e-2, 0.1, 1, 10, 100, 1e3} and rows scaled to unit norm, with the
+  private scale estimate (``feature_scale="auto"``, the default) and without
+  it (``feature_scale=None``, the former default); scikit-learn's
+  ``LogisticRegression`` of the same objective (``C = 1 / (alpha n)``) on the
+  same features for reference (non-private). The same with ``solver="dp-gd"``
+  (pure DP) at a few ``k``.
+* California housing (``load_california_housing``, features scaled by the
+  loader's public constants), ``Ridge`` with the target in dollars (``y *
+  1e5``), no bound given (``y_bound="auto"``, the default), and the target
+  scaled by ``k`` / shifted by ``c``; the former explicit opt-in
+  ``y_bound="data"`` and scikit-learn's ``Ridge`` for reference.
+
+Usage::
+
+    PYTHONPATH=. nice -n 10 python benchmarks/utility/scale_invariance.py --seeds 2
+
+Writes ``benchmarks/results/scale_invariance.json`` and ``.md``.
+"""
+
+import argparse
+import json
+import os
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression as SkLogistic
+from sklearn.linear_model import Ridge as SkRidge
+from sklearn.metrics import r2_score
+
+from dpestim import LogisticRegression, Ridge
+from dpestim.datasets import load_adult, load_california_housing
+
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS")
+    or Path(__file__).resolve().parents[1] / "results"
+)
+KS = [1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3]
+ALPHA = 1e-4
+
+
+def _unit_rows(X):
+    n = np.linalg.norm(X, axis=1)
+    return X / np.maximum(n, 1e-300)[:, None]
+
+
+def adult_rows(seeds, solver, ks, same_objective=False):
+    """``same_objective``: ``alpha = 1e-4 k^2``, the objective of ``k = 1``."""
+    b = load_adult()
+    X, y, Xt, yt = b.data, b.target, b.data_test, b.target_test
+    out = []
+    cases = [(f"x{k:g}", X * k, Xt * k, ALPHA) for k in ks]
+    if same_objective:
+        cases = [(f"x{k:g}, alpha=1e-4 k^2", X * k, Xt * k, ALPHA * k**2) for k in ks]
+    elif solver == "dp-sgd":
+        cases.append(("unit-norm rows", _unit_rows(X), _unit_rows(Xt), ALPHA))
+    for name, Xa, Xta, alpha in cases:
+        sk = SkLogistic(C=1.0 / (alpha * X.shape[0]), max_iter=2000)
+        sk.fit(Xa, y)
+        row = {
+            "dataset": "adult",
+            "solver": solver,
+            "features": name,
+            "sklearn": float(sk.score(Xta, yt)),
+        }
+        for mode in ("auto", None):
+            scores = []
+            for seed in range(seeds):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    clf = LogisticRegression(
+                        epsilon=1.0,
+                        alpha=alpha,
+                        classes=[0, 1],
+                        solver=solver,
+                        feature_scale=mode,
+                        random_state=seed,
+                    ).fit(Xa, y)
+                scores.append(float(clf.score(Xta, yt)))
+            row["auto" if mode else "none"] = scores
+        out.append(row)
+        print(row, flush=True)
+    return out
+
+
+def california_rows(seeds):
+    b = load_california_housing()
+    X, Xt = b.data_train, b.data_test
+    y, yt = b.target_train * 1e5, b.target_test * 1e5  # dollars
+    out = []
+    cases = [("dollars", 1.0, 0.0)]
+    cases += [(f"dollars x{k:g}", k, 0.0) for k in (1e-3, 1e3)]
+    cases += [(f"dollars + {c:g}", 1.0, c) for c in (-1e4, 1e4)]
+    cases += [("$100k (loader)", 1e-5, 0.0)]
+    cases += [(f"$100k + {c:g}", 1e-5, c) for c in (-1e4, 1e4)]
+    for name, k, c in cases:
+        ya, yta = y * k + c, yt * k + c
+        sk = SkRidge(alpha=ALPHA * X.shape[0]).fit(X, ya)
+        row = {
+            "dataset": "california",
+            "target": name,
+            "sklearn": float(r2_score(yta, sk.predict(Xt))),
+        }
+        for label, kw in (("auto", {}), ("data (leaks)", {"y_bound": "data"})):
+            scores = []
+            for seed in range(seeds):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    est = Ridge(epsilon=1.0, random_state=seed, **kw).fit(X, ya)
+                scores.append(float(r2_score(yta, est.predict(Xt))))
+            row[label] = scores
+        out.append(row)
+        print(row, flush=True)
+    return out
+
+
+def _fmt(v):
+    if isinstance(v, list):
+        return f"{np.median(v):.3f} ({', '.join(f'{x:.3f}' for x in v)})"
+    return f"{v:.3f}"
+
+
+def report(records, meta):
+    lines = [
+        "# Scale invariance of the defaults (issue 25)",
+        "",
+        f"Command: `{meta['command']}`; {meta['seeds']} seeds; epsilon = 1, "
+        "delta = 1e-5; median (per seed). `auto`: the private scale "
+        "estimates (the new default); `none`: `feature_scale=None` (the former "
+        "default). scikit-learn: the same objective, non-private.",
+        "",
+        "## Adult, LogisticRegression (test accuracy; majority 0.764)",
+        "",
+        "| solver | features | auto | none | scikit-learn |",
+        "|---|---|---|---|---|",
+    ]
+    for r in records:
+        if r["dataset"] == "adult":
+            lines.append(
+                f"| {r['solver']} | {r['features']} | {_fmt(r['auto'])} | "
+                f"{_fmt(r['none'])} | {_fmt(r['sklearn'])} |"
+            )
+    lines += [
+        "",
+        "## California housing, Ridge (test R^2), no bound given",
+        "",
+        "| target | y_bound='auto' (default) | y_bound='data' (leaks) | scikit-learn |",
+        "|---|---|---|---|",
+    ]
+    for r in records:
+        if r["dataset"] == "california":
+            lines.append(
+                f"| {r['target']} | {_fmt(r['auto'])} | "
+                f"{_fmt(r['data (leaks)'])} | {_fmt(r['sklearn'])} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+PARTS = ("adult-sgd", "adult-alpha", "adult-dpgd", "california")
+
+
+def _part(record):
+    if record["dataset"] == "california":
+        return "california"
+    if "alpha=" in record["features"]:
+        return "adult-alpha"
+    return "adult-sgd" if record["solver"] == "dp-sgd" else "adult-dpgd"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument(
+        "--parts",
+        nargs="+",
+        choices=PARTS,
+        default=list(PARTS),
+        help="run these parts; the others' records are kept from the JSON",
+    )
+    args = parser.parse_args()
+    t0 = time.process_time()
+    out = RESULTS / "scale_invariance.json"
+    old = json.loads(out.read_text()) if out.exists() else {"records": []}
+    records = [r for r in old["records"] if _part(r) not in args.parts]
+    if "adult-sgd" in args.parts:
+        records += adult_rows(args.seeds, "dp-sgd", KS)
+    if "adult-alpha" in args.parts:
+        records += adult_rows(args.seeds, "dp-sgd", [1e-3, 1e-2], True)
+    if "adult-dpgd" in args.parts:
+        records += adult_rows(args.seeds, "dp-gd", [1e-2, 1.0, 100.0])
+    if "california" in args.parts:
+        records += california_rows(args.seeds)
+    records.sort(key=lambda r: PARTS.index(_part(r)))
+    meta = {
+        "command": "PYTHONPATH=. nice -n 10 python "
+        "benchmarks/utility/scale_invariance.py "
+        f"--seeds {args.seeds} (parts run separately: --parts ...)",
+        "seeds": args.seeds,
+        "cpu_s_last_run": round(time.process_time() - t0, 1),
+    }
+    RESULTS.mkdir(exist_ok=True)
+    out.write_text(json.dumps({"meta": meta, "records": records}, indent=1))
+    (RESULTS / "scale_invariance.md").write_text(report(records, meta))
+    print(report(records, meta))
+
+
+if __name__ == "__main__":
+    main()
