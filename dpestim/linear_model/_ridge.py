@@ -1,5 +1,6 @@
 """Differentially private ridge regression."""
 
+from dataclasses import replace
 from numbers import Real
 
 import numpy as np
@@ -125,6 +126,17 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         # Without an intercept, centring would change the model: clip only.
         self._y_center = (low + high) / 2.0 if self.fit_intercept else 0.0 * low
         return SQUARED, np.clip(Y, low, high) - self._y_center
+
+    def _resolve_plan(self, *args, **kwargs):
+        # the public bound on a clipped, centred target row (L2 over the
+        # targets), for solvers that need one (sufficient statistics)
+        plan, resolved = super()._resolve_plan(*args, **kwargs)
+        bound = None
+        if self.y_bound_ is not None:
+            low, high = self.y_bound_
+            c = self._y_center
+            bound = float(np.sqrt(np.sum(np.maximum(abs(low - c), abs(high - c)) ** 2)))
+        return replace(plan, target_bound=bound), resolved
 
     def _set_coef(self, coef, intercept):
         intercept = intercept + self._y_center
