@@ -19,7 +19,10 @@ knows that holds for them:
   is ``eps**2 / 2``-zCDP (Bun & Steinke 2016, Proposition 1.4). The RDP
   accountant handles zCDP; PLD does not. That translation is loose for a few
   such draws, so :func:`composed_epsilon` also bounds them by basic
-  composition and keeps the smaller of the two valid bounds.
+  composition and keeps the smaller of the two valid bounds;
+- objective perturbation's ``ObjectivePerturbationDpEvent`` becomes the
+  ``ZCDpEvent(rho, xi)`` that holds for it
+  (:func:`dpestim.privacy.objective_perturbation.zcdp_event`).
 """
 
 import base64
@@ -52,6 +55,10 @@ def accountable_event(event):
         if math.isinf(eps):
             return dp_accounting.NonPrivateDpEvent()
         return dp_accounting.ZCDpEvent(eps**2 / 2)
+    if name == "ObjectivePerturbationDpEvent":
+        from .objective_perturbation import zcdp_event
+
+        return zcdp_event(event)
     if isinstance(event, dp_accounting.SelfComposedDpEvent):
         return dp_accounting.SelfComposedDpEvent(
             accountable_event(event.event), event.count
