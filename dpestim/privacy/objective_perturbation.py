@@ -67,6 +67,7 @@ from dp_accounting import (
     DpEvent,
     GaussianDpEvent,
     NonPrivateDpEvent,
+    SelfComposedDpEvent,
     ZCDpEvent,
 )
 from scipy.stats import norm
@@ -178,18 +179,29 @@ def amp_epsilon(event, delta, accountant="rdp"):
     """Epsilon at ``delta`` of (approximate-minima) objective perturbation.
 
     ``event`` is an :class:`ObjectivePerturbationDpEvent`, or its
-    ``ComposedDpEvent`` with the output ``GaussianDpEvent``. The smaller of
-    the basic-composition bound and the zCDP bound (module docstring).
+    ``ComposedDpEvent`` with the output ``GaussianDpEvent``, or a
+    ``SelfComposedDpEvent`` of ``K`` of those (one-vs-rest over ``K``
+    classes). The smaller of the basic-composition bound (each of the ``K``
+    objective releases at ``delta_1 / K``) and the zCDP bound (module
+    docstring).
     """
     if isinstance(event, NonPrivateDpEvent):
         return math.inf
+    count = 1
+    if isinstance(event, SelfComposedDpEvent):
+        event, count = event.event, int(event.count)
     op, out = _split(event)
     if not 0 < delta < 1:
         return math.inf
-    if out is None:
+    if out is None and count == 1:
         return objective_perturbation_epsilon(op, delta, accountant)
-    d_out = OUTPUT_DELTA_SHARE * delta
-    basic = objective_perturbation_epsilon(op, delta - d_out, accountant)
-    basic += compute_epsilon(out, d_out, accountant)
-    zcdp = compute_epsilon(ComposedDpEvent([zcdp_event(op), out]), delta, "rdp")
-    return min(basic, zcdp)
+    d_out = OUTPUT_DELTA_SHARE * delta if out is not None else 0.0
+    basic = count * objective_perturbation_epsilon(
+        op, (delta - d_out) / count, accountant
+    )
+    if out is not None:
+        outs = out if count == 1 else SelfComposedDpEvent(out, count)
+        basic += compute_epsilon(outs, d_out, accountant)
+    one = zcdp_event(op) if out is None else ComposedDpEvent([zcdp_event(op), out])
+    both = one if count == 1 else SelfComposedDpEvent(one, count)
+    return min(basic, compute_epsilon(both, delta, "rdp"))

@@ -10,7 +10,7 @@ from .dp_scd import DPSCD
 from .dp_sgd import DPSGD
 from .dp_smd_sco import DPSMDSCO
 from .momentum import DPHB, DPMASG, DPNAG, DPMASGOpt, DPNAGOpt
-from .oneshot import AdaSSP
+from .oneshot import AdaSSP, ObjectivePerturbation
 from .seq_dp_scd import SeqDPSCD
 
 __all__ = ["SOLVERS", "resolve_solver"]
@@ -33,6 +33,7 @@ SOLVERS = {
         SeqDPSCD,
         DPSMDSCO,
         AdaSSP,
+        ObjectivePerturbation,
     )
 }
 

@@ -13,7 +13,12 @@ import math
 
 import numpy as np
 import pytest
-from dp_accounting import ComposedDpEvent, GaussianDpEvent, ZCDpEvent
+from dp_accounting import (
+    ComposedDpEvent,
+    GaussianDpEvent,
+    SelfComposedDpEvent,
+    ZCDpEvent,
+)
 from scipy.optimize import brentq
 from scipy.special import expit
 from scipy.stats import norm
@@ -165,5 +170,8 @@ def test_amp_epsilon_and_budget_translation():
     assert isinstance(z.events[0], ZCDpEvent)
     # the zCDP translation is valid but looser than the profile bound
     assert composed_epsilon([op], 1e-5) >= alone
+    # K one-vs-rest releases: more than one, at most K times one (basic)
+    three = amp_epsilon(SelfComposedDpEvent(op, 3), 1e-5)
+    assert alone < three <= 3 * amp_epsilon(op, 1e-5 / 3)
     with pytest.raises(ValueError, match="ridge"):
         jacobian_epsilon(0.25, 0.0)

@@ -8,5 +8,6 @@
 """
 
 from .adassp import AdaSSP
+from .objective_perturbation import ObjectivePerturbation
 
-__all__ = ["AdaSSP"]
+__all__ = ["AdaSSP", "ObjectivePerturbation"]
