@@ -52,9 +52,7 @@ def german_numeric(seed):
 
     D = np.loadtxt(Path(get_data_home()) / "german" / "german.data-numeric")
     X, y = D[:, :-1], (D[:, -1] == 1).astype(int)
-    X, Xt, y, yt = train_test_split(
-        X, y, test_size=0.3, random_state=seed, stratify=y
-    )
+    X, Xt, y, yt = train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
     sc = StandardScaler().fit(X)  # non-private preprocessing (stated)
     return sc.transform(X), y, sc.transform(Xt), yt, {}
 
