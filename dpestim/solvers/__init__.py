@@ -15,11 +15,14 @@ from .dp_scd import DPSCD
 from .dp_sgd import DPSGD
 from .dp_smd_sco import DPSMDSCO
 from .momentum import DPHB, DPMASG, DPNAG, DPMASGOpt, DPNAGOpt
+from .oneshot import AdaSSP, ObjectivePerturbation
 from .saddle import DPSGDA, DPSMD, DPSMDBR, SADDLE_SOLVERS, SaddlePlan
 from .seq_dp_scd import SeqDPSCD
 from .sgda import NoisySGDA
 
 __all__ = [
+    "AdaSSP",
+    "ObjectivePerturbation",
     "ADPAdaGrad",
     "ADPSGD",
     "DPGD",

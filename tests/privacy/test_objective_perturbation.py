@@ -168,7 +168,7 @@ def test_amp_epsilon_and_budget_translation():
     assert alone < both < alone + 0.05
     z = accountable_event(ComposedDpEvent([op, GaussianDpEvent(400.0)]))
     assert isinstance(z.events[0], ZCDpEvent)
-    # the zCDP translation is valid but looser than the profile bound
+    # the budget composes it by its own closed form (not looser than alone)
     assert composed_epsilon([op], 1e-5) >= alone
     # K one-vs-rest releases: more than one, at most K times one (basic)
     three = amp_epsilon(SelfComposedDpEvent(op, 3), 1e-5)

@@ -140,3 +140,18 @@ def test_explicit_alpha_is_a_floor_and_too_small_budget_is_refused():
     plan = erm_plan(100, 4, 1, LOGISTIC, alpha=1e-6, clip_norm=1.0)
     with pytest.raises(ValueError, match="Jacobian"):
         solver.calibrate(0.01, 1e-5, plan, accountant="rdp")
+
+
+def test_budget_composes_objective_perturbation_fits():
+    """A PrivacyBudget charges the event (through its valid zCDP translation)."""
+    from dpestim.exceptions import BudgetExceededError
+    from dpestim.model_selection import PrivacyBudget
+
+    X, y = _data(500)
+    with PrivacyBudget(epsilon=1.5, delta=1e-5) as budget:
+        LogisticRegression(epsilon=1.0, solver="objective-perturbation",
+                           classes=[0, 1], random_state=0).fit(X, y)  # fmt: skip
+        assert 0.99 <= budget.spent()[0] <= 1.0 + 1e-9, budget.spent()
+        with pytest.raises(BudgetExceededError):
+            LogisticRegression(epsilon=1.0, solver="objective-perturbation",
+                               classes=[0, 1], random_state=1).fit(X, y)  # fmt: skip
