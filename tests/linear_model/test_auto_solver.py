@@ -13,9 +13,9 @@ def _reg(n, d=3, seed=0):
     return X, X @ np.ones(d) + 0.1 * rng.normal(size=n)
 
 
-def test_small_ridge_with_target_bound_picks_adassp():
+def test_small_ridge_with_wide_target_bound_picks_adassp():
     X, y = _reg(300)
-    m = Ridge(solver="auto", y_bound=(-3, 3), random_state=0).fit(X, y)
+    m = Ridge(solver="auto", y_bound=(-30, 30), random_state=0).fit(X, y)
     assert m.solver_.name == "adassp"
     assert m.hyperparameters_["solver"].startswith("adassp ('auto': Ridge")
     assert "adassp ('auto'" in str(m.privacy_report())
@@ -24,7 +24,12 @@ def test_small_ridge_with_target_bound_picks_adassp():
 
 @pytest.mark.parametrize(
     "n, y_bound, expected",
-    [(ADASSP_MAX_SAMPLES + 1, (-3, 3), "dp-sgd"), (300, None, "dp-sgd")],
+    [
+        (ADASSP_MAX_SAMPLES + 1, (-30, 30), "dp-sgd"),  # large n
+        (300, None, "dp-sgd"),  # no bound
+        (300, "data", "dp-sgd"),  # read from the data: not a public bound
+        (300, (-3, 3), "dp-sgd"),  # target on the clip's scale
+    ],
 )
 def test_large_or_unbounded_ridge_picks_dp_sgd(n, y_bound, expected):
     X, y = _reg(n)
@@ -44,8 +49,8 @@ def test_classifiers_pick_dp_sgd_and_pure_dp_picks_dp_gd(Est):
 
 def test_choice_reads_shapes_not_values():
     X, y = _reg(300)
-    a = Ridge(solver="auto", y_bound=(-3, 3), random_state=0).fit(X, y)
-    b = Ridge(solver="auto", y_bound=(-3, 3), random_state=0).fit(1e3 * X[::-1], -y)
+    a = Ridge(solver="auto", y_bound=(-30, 30), random_state=0).fit(X, y)
+    b = Ridge(solver="auto", y_bound=(-30, 30), random_state=0).fit(1e3 * X[::-1], -y)
     assert a.hyperparameters_["solver"] == b.hyperparameters_["solver"]
 
 
@@ -55,7 +60,7 @@ def test_explicit_solver_unchanged_and_table_ends_with_a_default():
     assert "solver" not in m.hyperparameters_
     name, reason = choose_solver(
         {"pure": False, "blocked": False, "loss": "hinge", "n": 10, "d": 1,
-         "has_target_bound": False, "private": True, "sparse": False}
+         "target_ratio": 0.0, "private": True, "sparse": False}
     )  # fmt: skip
     assert (name, reason) == RULES[-1][1:]
     # the paper solvers that never won at their defaults are never picked

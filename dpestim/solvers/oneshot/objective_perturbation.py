@@ -245,9 +245,10 @@ class ObjectivePerturbation(BaseSolver):
 
     def accounting(self, accountant):
         return (
-            "closed form (dpestim.privacy.objective_perturbation: profile <= 2 "
-            f"delta_G(eps - eps_J), Gaussian epsilons by {accountant} "
-            "(dp_accounting); the smaller of that and its zCDP bound)"
+            "closed form, not dp_accounting's (dpestim.privacy."
+            "objective_perturbation: profile <= 2 delta_G(eps - eps_J), the "
+            f"Gaussian epsilons from dp_accounting's {accountant}; or its zCDP "
+            "bound, whichever is smaller)"
         )
 
     def utility_warnings(self, plan, noise_multiplier):
