@@ -72,7 +72,8 @@ def _fit(cls, params):
         plan = SaddlePlan(400, 4, 4, game.lipschitz, game.lipschitz, 0.0)
         res = run_saddle(solver, game, plan, EPS, 1e-5, np.random.default_rng(0))
         return res.epsilon, np.r_[res.x, res.y]
-    if "logistic" not in cls.supported_losses:  # regression-only solvers
+    losses = getattr(cls, "supported_losses", None)  # ERM solvers only
+    if losses is not None and "logistic" not in losses:  # regression-only
         est = Ridge(solver=solver, epsilon=EPS, max_iter=2, y_bound=(0, 1))
         est.set_params(random_state=0).fit(X, y)
         return est.epsilon_, np.r_[np.ravel(est.coef_), est.intercept_]

@@ -46,6 +46,10 @@ __all__ = ["ObjectivePerturbation"]
 MAX_FEATURES = 4000
 #: Newton iterations before the certificate is declared unreachable.
 MAX_NEWTON = 200
+#: Calibrated noise multipliers by (calibration key, epsilon, delta,
+#: accountant): a pure function of public inputs, so repeated fits (audits,
+#: cross-validation) calibrate once.
+_CALIBRATIONS = {}
 #: ``"auto"`` ridge: the perturbation ``||b|| / (n alpha)`` of the minimiser
 #: is at most this (rows of norm <= clip_norm; see :meth:`auto_alpha`).
 TRAVEL = 2.0
@@ -222,6 +226,10 @@ class ObjectivePerturbation(BaseSolver):
                 f"term alone costs epsilon {eps_j:.4g} >= {epsilon:g}; raise alpha."
             )
 
+        key = (self.calibration_key(plan), float(epsilon), float(delta), accountant)
+        if key in _CALIBRATIONS:
+            return _CALIBRATIONS[key]
+
         def spent(s):
             return amp_epsilon(self.make_event(s, plan), delta, accountant)
 
@@ -238,6 +246,9 @@ class ObjectivePerturbation(BaseSolver):
                 lo = mid
             else:
                 hi = mid
+        if len(_CALIBRATIONS) > 1024:
+            _CALIBRATIONS.clear()
+        _CALIBRATIONS[key] = hi
         return hi
 
     def spent_epsilon(self, event, delta, *, accountant):
@@ -266,6 +277,8 @@ class ObjectivePerturbation(BaseSolver):
         return "none: every row enters the objective once"
 
     def composition(self, plan):
+        if not plan.alpha > 0:  # only a non-private plan may have no ridge
+            return "none (non-private: no perturbation)"
         return (
             "objective perturbation (Jacobian epsilon "
             f"{self.jacobian_epsilon(plan):.4g}) and output Gaussian, composed by "
