@@ -357,20 +357,19 @@ class ObjectivePerturbation(BaseSolver):
         pen = np.full(p, plan.alpha)
         if not private and plan.fit_intercept:
             pen[-1] = 0.0  # scikit-learn does not penalise the intercept
-        thetas, iters = [], []
+        thetas = []
         for k in range(plan.n_outputs):
             b = np.zeros(p)
             if private:
                 b = rng.standard_normal(p) * (noise_multiplier * self.lipschitz(plan))
-            theta, n_iter = _newton(Xa, Y[:, k], pen, b / n, float(self.gradient_tol))
+            # the iteration count depends on the data: never released
+            theta, _ = _newton(Xa, Y[:, k], pen, b / n, float(self.gradient_tol))
             if private:
                 r = self.gradient_tol / plan.alpha
                 std = self.output_noise_factor * noise_multiplier * 2 * r
                 theta = theta + std * rng.standard_normal(p)
             thetas.append(theta)
-            iters.append(n_iter)
         W = np.vstack(thetas)
-        attributes = {"newton_iterations_": iters}
         if plan.fit_intercept:
             coef, intercept = W[:, :-1].copy(), W[:, -1].copy()
         else:
@@ -381,7 +380,6 @@ class ObjectivePerturbation(BaseSolver):
             n_iter=1,
             dp_event=self.make_event(noise_multiplier, plan),
             noise_multiplier=noise_multiplier,
-            attributes=attributes,
         )
 
 
