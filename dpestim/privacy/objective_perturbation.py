@@ -85,6 +85,9 @@ __all__ = [
     "zcdp_event",
 ]
 
+#: Noise multipliers at or below this give no usable guarantee (epsilon inf).
+_MIN_NOISE = 1e-100
+
 #: Share of ``delta`` given to the output noise of the approximate-minima
 #: variant in the basic-composition bound of :func:`amp_epsilon`.
 OUTPUT_DELTA_SHARE = 0.01
@@ -135,8 +138,8 @@ def gaussian_delta(epsilon, noise_multiplier):
     a = 1.0 / s
     # Phi(-eps/a + a/2) - e^eps Phi(-eps/a - a/2), the second term in logs
     first = norm.cdf(-epsilon * s + a / 2)
-    second = math.exp(epsilon + norm.logcdf(-epsilon * s - a / 2))
-    return max(0.0, first - second)
+    second = math.exp(min(700.0, epsilon + norm.logcdf(-epsilon * s - a / 2)))
+    return min(1.0, max(0.0, first - second))
 
 
 def objective_perturbation_delta(epsilon, noise_multiplier, jac_epsilon):
@@ -146,7 +149,7 @@ def objective_perturbation_delta(epsilon, noise_multiplier, jac_epsilon):
 
 def objective_perturbation_epsilon(event, delta, accountant="rdp"):
     """``eps_J + eps_G(delta / 2)``, ``eps_G`` by ``dp_accounting`` (point 4)."""
-    if not 0 < delta < 1:
+    if not 0 < delta < 1 or not event.noise_multiplier > _MIN_NOISE:
         return math.inf
     eps_g = compute_epsilon(
         GaussianDpEvent(event.noise_multiplier), delta / 2, accountant
@@ -157,6 +160,8 @@ def objective_perturbation_epsilon(event, delta, accountant="rdp"):
 def zcdp_event(event):
     """The ``ZCDpEvent(rho, xi)`` that holds for ``event`` (point 5)."""
     s = float(event.noise_multiplier)
+    if not s > _MIN_NOISE:  # no usable guarantee (rho would overflow)
+        return NonPrivateDpEvent()
     return ZCDpEvent(
         rho=1.0 / (2.0 * s * s), xi=event.jacobian_epsilon + math.sqrt(2 / math.pi) / s
     )
@@ -191,7 +196,7 @@ def amp_epsilon(event, delta, accountant="rdp"):
     if isinstance(event, SelfComposedDpEvent):
         event, count = event.event, int(event.count)
     op, out = _split(event)
-    if not 0 < delta < 1:
+    if not 0 < delta < 1 or not op.noise_multiplier > _MIN_NOISE:
         return math.inf
     if out is None and count == 1:
         return objective_perturbation_epsilon(op, delta, accountant)

@@ -162,7 +162,7 @@ class ObjectivePerturbation(BaseSolver):
         alpha = float(plan.alpha)
         if private:
             c, n = self.curvature(plan), plan.n_samples
-            jac = c / (n * math.expm1(self.jacobian_share * epsilon))
+            jac = c / (n * math.expm1(min(700.0, self.jacobian_share * epsilon)))
             extra = (
                 self.auto_alpha(plan, epsilon, delta)
                 if isinstance(self.alpha, str)
@@ -415,8 +415,10 @@ def _newton(Xa, y, pen, c, tol):
     Damped Newton (Armijo backtracking) until the gradient norm is at most
     ``tol``; the objective is strongly convex when ``pen > 0``. Returns
     ``(theta, iterations)``. The certificate failing after
-    :data:`MAX_NEWTON` iterations (never observed; a numerical failure)
-    raises ``RuntimeError`` before anything is released.
+    :data:`MAX_NEWTON` iterations raises ``ValueError`` before anything is
+    released (seen only on ill-scaled inputs, rows near 1e100, or without a
+    ridge at ``epsilon = inf``; in a private fit the error itself depends on
+    the data, one bit, like any optimiser's failure).
     """
     n, p = Xa.shape
     theta = np.zeros(p)
@@ -456,7 +458,8 @@ def _newton(Xa, y, pen, c, tol):
         theta, f = cand, fc
     if _grad_norm(Xa, y, pen, c, theta) <= tol:
         return theta, MAX_NEWTON
-    raise RuntimeError(
+    raise ValueError(
         "objective perturbation: Newton's method did not certify the gradient "
-        f"norm {tol:g}; nothing was released. Raise gradient_tol or alpha."
+        f"norm {tol:g} (gradient_tol); nothing was released. Rescale X by a "
+        "public constant, or raise alpha or gradient_tol."
     )
