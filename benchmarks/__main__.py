@@ -56,6 +56,7 @@ ENTRIES = [
         ("--datasets", "german", "--seeds", "1", "--epsilons", "1", "inf"),
     ),
     Entry("fairness", "utility/fairness.py", ("--quick",)),
+    Entry("small_data", "utility/small_data.py", ("--seeds", "1")),
     Entry(
         "scale_invariance",
         "utility/scale_invariance.py",

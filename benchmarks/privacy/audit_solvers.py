@@ -58,7 +58,7 @@ RESULTS = Path(
 )
 EPSILON = 1.0
 _NEEDS_PENALTY = {"dp-hb", "dp-nag", "dp-nag-opt", "dp-masg", "dp-masg-opt"}
-_NEEDS_PENALTY |= {"dp-scd", "seq-dp-scd"}
+_NEEDS_PENALTY |= {"dp-scd", "seq-dp-scd", "objective-perturbation"}
 
 
 def configs(quick=False):

@@ -280,11 +280,14 @@ def _linear_setting(solver, epsilon, delta, max_iter, batch, penalty, clip, acco
     # Squared loss when the solver supports it (its gradient is maximal for
     # any model); logistic otherwise (maximal while the canary's margin is
     # small), with labels 1 / 0 for the canary / its mirror.
-    squared = "squared" in resolve_solver(solver).supported_losses
+    resolved = resolve_solver(solver)
+    squared = "squared" in resolved.supported_losses
     # y_bound=None: no range taken from the private targets (the default
-    # "data" bound is a separate, documented leak and would clip the canary)
+    # "data" bound is a separate, documented leak and would clip the canary);
+    # solvers that need a public bound (adassp) get one the canary reaches
+    bound = (-_TARGET, _TARGET) if resolved.name == "adassp" else None
     cls, extra = (
-        (Ridge, {"y_bound": None})
+        (Ridge, {"y_bound": bound})
         if squared
         else (LogisticRegression, {"classes": [0, 1]})
     )

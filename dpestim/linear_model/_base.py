@@ -23,6 +23,7 @@ from ..privacy.charging import FitCharge, charge_fit
 from ..privacy.ledger import composed_epsilon
 from ..privacy.report import seed_warnings
 from ..solvers import SOLVERS, BaseSolver, ERMPlan, _policy, resolve_solver
+from ..solvers._auto import choose_solver, public_facts
 from ..solvers._policy import AUTO
 from ..utils import check_generator
 from ..utils._progress import fit_progress, plan_line
@@ -97,7 +98,7 @@ class BaseDPLinearModel(BaseEstimator):
             Interval(Real, 0, None, closed="neither"),
             StrOptions({AUTO}),
         ],
-        "solver": [StrOptions(set(SOLVERS)), BaseSolver],
+        "solver": [StrOptions(set(SOLVERS) | {AUTO}), BaseSolver],
         "accountant": [StrOptions(set(ACCOUNTANTS))],
         "random_state": ["random_state", np.random.Generator],
         "verbose": ["verbose"],
@@ -466,7 +467,11 @@ class BaseDPLinearModel(BaseEstimator):
             return self._fit_logged(X, y, fit_warnings)
 
     def _fit_logged(self, X, y, fit_warnings):
-        solver = resolve_solver(self.solver)
+        auto = None
+        if _policy.is_auto(self.solver):  # a public rule table (solvers/_auto.py)
+            facts = public_facts(self, X, as_blocked(X) is not None)
+            auto = choose_solver(facts)
+        solver = resolve_solver(auto[0] if auto else self.solver)
         solver.check_loss(self._loss_name)
         if (blocked := as_blocked(X)) is not None:  # Dask, memmap, zarr
             # Blocks are read in float64; coef_ follows the stored dtype.
@@ -527,6 +532,10 @@ class BaseDPLinearModel(BaseEstimator):
             hyperparameters = {"clip_norm": clip_norm, **hyperparameters}
         hyperparameters.update(scale_notes)
         hyperparameters.update(getattr(self, "_target_notes", {}))
+        if auto is not None:
+            hyperparameters = {"solver": f"{auto[0]} ('auto': {auto[1]})"} | (
+                hyperparameters
+            )
         if norms[0] is not None:
             # non-private fit only: say that its step rule read the data
             hyperparameters["row norms (max, rms; read from the data: not private)"] = (

@@ -67,7 +67,10 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
     solver : str or solver object, default="dp-sgd"
         The private algorithm: a registry name (``"dp-sgd"``, ``"dp-gd"``; see
         :data:`dpestim.solvers.SOLVERS`) or a solver instance whose parameters
-        can be searched as ``solver__<name>``.
+        can be searched as ``solver__<name>``. ``"auto"``: chosen by a public
+        rule table (:mod:`dpestim.solvers._auto`: pure DP, blocked input, the
+        loss, ``n``, a target bound); the choice and its reason are in
+        ``hyperparameters_["solver"]`` and the privacy report.
     accountant : {"rdp", "pld"}, default="rdp"
         Privacy accountant of ``dp_accounting`` used for calibration and for
         the reported epsilon."""

@@ -1,5 +1,6 @@
 """Differentially private ridge regression."""
 
+from dataclasses import replace
 from numbers import Real
 
 import numpy as np
@@ -170,6 +171,17 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
                 else np.maximum(np.abs(low), np.abs(high))
             ) / _scales.TARGET_HALF_RANGE
         return SQUARED, (np.clip(Y, low, high) - self._y_center) / self._y_scale
+
+    def _resolve_plan(self, *args, **kwargs):
+        # the public bound on a clipped, centred target row (L2 over the
+        # targets), for solvers that need one (sufficient statistics)
+        plan, resolved = super()._resolve_plan(*args, **kwargs)
+        bound = None
+        if self.y_bound_ is not None:
+            low, high = self.y_bound_
+            c = self._y_center
+            bound = float(np.sqrt(np.sum(np.maximum(abs(low - c), abs(high - c)) ** 2)))
+        return replace(plan, target_bound=bound), resolved
 
     def _set_coef(self, coef, intercept):
         if not (self._y_scale == 1.0).all():

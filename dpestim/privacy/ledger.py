@@ -19,7 +19,10 @@ knows that holds for them:
   is ``eps**2 / 2``-zCDP (Bun & Steinke 2016, Proposition 1.4). The RDP
   accountant handles zCDP; PLD does not. That translation is loose for a few
   such draws, so :func:`composed_epsilon` also bounds them by basic
-  composition and keeps the smaller of the two valid bounds.
+  composition and keeps the smaller of the two valid bounds;
+- objective perturbation's ``ObjectivePerturbationDpEvent`` becomes the
+  ``ZCDpEvent(rho, xi)`` that holds for it
+  (:func:`dpestim.privacy.objective_perturbation.zcdp_event`).
 """
 
 import base64
@@ -52,6 +55,10 @@ def accountable_event(event):
         if math.isinf(eps):
             return dp_accounting.NonPrivateDpEvent()
         return dp_accounting.ZCDpEvent(eps**2 / 2)
+    if name == "ObjectivePerturbationDpEvent":
+        from .objective_perturbation import zcdp_event
+
+        return zcdp_event(event)
     if isinstance(event, dp_accounting.SelfComposedDpEvent):
         return dp_accounting.SelfComposedDpEvent(
             accountable_event(event.event), event.count
@@ -116,9 +123,45 @@ def composed_epsilon(events, delta, accountant="rdp", neighbouring="add_or_remov
             else 0.0
         )
         bounds.append(sum(p for p in pure if p is not None) + eps_rest)
+    op = [e for e in events if _is_objective_perturbation(e)]
+    if op:
+        # objective perturbation's own closed form, basic composition with
+        # the rest (delta split evenly): tighter than its zCDP translation
+        from .objective_perturbation import amp_epsilon
+
+        rest = [
+            leaf
+            for e in events
+            if not _is_objective_perturbation(e)
+            for leaf in _leaves(e)
+        ]
+        share = delta / (len(op) + bool(rest))
+        try:
+            eps_rest = (
+                compute_epsilon(
+                    dp_accounting.ComposedDpEvent([accountable_event(e) for e in rest]),
+                    share,
+                    accountant,
+                    neighbouring,
+                )
+                if rest
+                else 0.0
+            )
+            bounds.append(sum(amp_epsilon(e, share, accountant) for e in op) + eps_rest)
+        except ValueError:
+            pass
     if not bounds:
         raise ValueError(f"The {accountant!r} accountant cannot compose {events!r}.")
     return min(bounds)
+
+
+def _is_objective_perturbation(event):
+    inner = (
+        event.event if isinstance(event, dp_accounting.SelfComposedDpEvent) else event
+    )
+    if isinstance(inner, dp_accounting.ComposedDpEvent) and inner.events:
+        inner = inner.events[0]
+    return type(inner).__name__ == "ObjectivePerturbationDpEvent"
 
 
 class _Locked:

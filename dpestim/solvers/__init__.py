@@ -24,6 +24,7 @@ from .accelerated import (
 )
 from .base import BaseSolver, ERMPlan, SolverResult
 from .coordinate import DPSCD, SeqDPSCD
+from .oneshot import AdaSSP, ObjectivePerturbation
 from .saddle import (
     DPSGDA,
     DPSMD,
@@ -46,6 +47,8 @@ from .sgd import (
 _aliases.install()
 
 __all__ = [
+    "AdaSSP",
+    "ObjectivePerturbation",
     "ADPAdaGrad",
     "ADPSGD",
     "DPGD",

@@ -7,6 +7,7 @@ from .accelerated.momentum import DPHB, DPMASG, DPNAG, DPMASGOpt, DPNAGOpt
 from .base import BaseSolver
 from .coordinate.dp_scd import DPSCD
 from .coordinate.seq_dp_scd import SeqDPSCD
+from .oneshot import AdaSSP, ObjectivePerturbation
 from .saddle.dp_smd_sco import DPSMDSCO
 from .sgd.adp_sgd import ADPSGD, ADPAdaGrad
 from .sgd.dp_lssgd import DPLSSGD
@@ -31,6 +32,8 @@ SOLVERS = {
         DPSCD,
         SeqDPSCD,
         DPSMDSCO,
+        AdaSSP,
+        ObjectivePerturbation,
     )
 }
 

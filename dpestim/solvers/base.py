@@ -61,6 +61,11 @@ class ERMPlan:
         :func:`~dpestim.solvers._policy.unclipped_smoothness`) and are
         ``None`` in every private plan.
 
+    target_bound : float or None
+        Public L2 bound on a (clipped, centred) target row, set by
+        :class:`~dpestim.Ridge` from its ``y_bound`` (``None`` without a
+        bound); read only by solvers that need it (``"adassp"``).
+
     ``"auto"`` values are replaced by
     :meth:`BaseSolver.resolve_hyperparameters` before any other hook sees
     the plan.
@@ -78,6 +83,7 @@ class ERMPlan:
     learning_rate: float
     row_norm: float | None = None
     row_norm_rms: float | None = None
+    target_bound: float | None = None
 
 
 @dataclass(frozen=True)

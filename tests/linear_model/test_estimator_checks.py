@@ -39,6 +39,12 @@ EXPECTED_FAILURES = {
         )
         for est in ("LogisticRegression", "LinearSVC")
     },
+    ("adassp", "Ridge", "check_regressors_train"): (
+        "AdaSSP (one-shot sufficient statistics) at epsilon=1 on the check's 200 "
+        "standardised records: rows of norm ~3 clipped to clip_norm=1 and Gram "
+        "noise of standard deviation ~9 per entry against a diagonal of ~20; "
+        "the adaptive ridge shrinks the model below R^2 0.5"
+    ),
 }
 
 

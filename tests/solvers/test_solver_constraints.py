@@ -18,7 +18,7 @@ import pytest
 from reliability_helpers import is_clean_error, time_limit
 from sklearn.utils._param_validation import Interval, InvalidParameterError
 
-from dpestim import LogisticRegression, MinimaxRegressor
+from dpestim import LogisticRegression, MinimaxRegressor, Ridge
 from dpestim.solvers import SADDLE_SOLVERS, SOLVERS, SaddlePlan
 from dpestim.solvers.saddle import run_saddle
 from dpestim.solvers.saddle._games import planted_game
@@ -72,6 +72,11 @@ def _fit(cls, params):
         plan = SaddlePlan(400, 4, 4, game.lipschitz, game.lipschitz, 0.0)
         res = run_saddle(solver, game, plan, EPS, 1e-5, np.random.default_rng(0))
         return res.epsilon, np.r_[res.x, res.y]
+    losses = getattr(cls, "supported_losses", None)  # ERM solvers only
+    if losses is not None and "logistic" not in losses:  # regression-only
+        est = Ridge(solver=solver, epsilon=EPS, max_iter=2, y_bound=(0, 1))
+        est.set_params(random_state=0).fit(X, y)
+        return est.epsilon_, np.r_[np.ravel(est.coef_), est.intercept_]
     est = LogisticRegression(
         solver=solver, epsilon=EPS, max_iter=2, classes=[0, 1], random_state=0
     )

@@ -1,0 +1,157 @@
+"""solver="objective-perturbation": limits, event, Jacobian bound, refusals."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from _solver_plans import erm_plan
+from dp_accounting import ComposedDpEvent, GaussianDpEvent, SelfComposedDpEvent
+from scipy.special import expit
+from sklearn.linear_model import LogisticRegression as SkLogistic
+
+from dpestim import LinearSVC, LogisticRegression
+from dpestim.losses import LOGISTIC
+from dpestim.privacy.objective_perturbation import (
+    ObjectivePerturbationDpEvent,
+    amp_epsilon,
+)
+from dpestim.solvers import SOLVERS
+from dpestim.solvers.oneshot import ObjectivePerturbation
+from dpestim.solvers.oneshot.objective_perturbation import _grad_norm, _newton
+
+
+def _data(n=300, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) / math.sqrt(d)
+    y = (X @ rng.normal(size=d) + 0.5 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+def test_registered():
+    assert SOLVERS["objective-perturbation"] is ObjectivePerturbation
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_epsilon_inf_equals_sklearn(fit_intercept, sparse):
+    X, y = _data()
+    alpha = 1e-3
+    Xin = sp.csr_matrix(X) if sparse else X
+    m = LogisticRegression(epsilon=math.inf, solver="objective-perturbation",
+                           alpha=alpha, fit_intercept=fit_intercept,
+                           classes=[0, 1]).fit(Xin, y)  # fmt: skip
+    ref = SkLogistic(C=1 / (alpha * len(y)), fit_intercept=fit_intercept,
+                     tol=1e-12, max_iter=10_000).fit(X, y)  # fmt: skip
+    np.testing.assert_allclose(m.coef_, ref.coef_, atol=1e-6)
+    np.testing.assert_allclose(m.intercept_, ref.intercept_, atol=1e-6)
+
+
+def test_newton_certifies_the_gradient_norm():
+    rng = np.random.default_rng(3)
+    for _ in range(10):
+        n, p = int(rng.integers(5, 200)), int(rng.integers(1, 8))
+        Xa = rng.normal(size=(n, p)) * rng.choice([0.1, 1.0, 5.0])
+        y = rng.choice([-1.0, 1.0], size=n)
+        pen = np.full(p, float(rng.choice([1e-3, 0.1, 3.0])))
+        c = rng.normal(size=p) * rng.choice([1e-3, 1.0])
+        theta, _ = _newton(Xa, y, pen, c, 1e-9)
+        assert _grad_norm(Xa, y, pen, c, theta) <= 1e-9
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_jacobian_ratio_within_the_bound(seed):
+    """Brute force: det(A + f'' x x^T) / det(A) <= 1 + c / Lambda after clipping."""
+    rng = np.random.default_rng(seed)
+    solver = ObjectivePerturbation()
+    worst = 0.0
+    for _ in range(50):
+        n, d = int(rng.integers(1, 20)), int(rng.integers(1, 5))
+        clip = float(rng.choice([0.3, 1.0, 4.0]))
+        plan = erm_plan(n + 1, d, 1, LOGISTIC, clip_norm=clip, alpha=0.01,
+                        fit_intercept=bool(rng.integers(2)))  # fmt: skip
+        X = rng.normal(size=(n + 1, d)) * rng.choice([0.1, 1.0, 100.0])
+        Xa = solver._rows(X, plan)
+        theta = rng.normal(size=Xa.shape[1]) * rng.choice([0.0, 0.1, 3.0])
+        lam = (n + 1) * plan.alpha
+        w = expit(Xa @ theta) * expit(-(Xa @ theta))
+        A = (Xa[:-1] * w[:-1, None]).T @ Xa[:-1] + lam * np.eye(Xa.shape[1])
+        B = A + w[-1] * np.outer(Xa[-1], Xa[-1])
+        ratio = np.linalg.slogdet(B)[1] - np.linalg.slogdet(A)[1]
+        bound = math.log1p(solver.curvature(plan) / lam)
+        assert ratio <= bound + 1e-12
+        worst = max(worst, ratio / bound)
+    assert worst > 0.5  # reached when theta = 0 and the record is clipped
+
+
+def test_private_fit_event_report_and_calibration():
+    X, y = _data(2000)
+    m = LogisticRegression(epsilon=1.0, solver="objective-perturbation",
+                           classes=[0, 1], random_state=0).fit(X, y)  # fmt: skip
+    assert 0.99 < m.epsilon_ <= 1.0
+    op, out = m.dp_event_.events
+    assert isinstance(m.dp_event_, ComposedDpEvent)
+    assert isinstance(op, ObjectivePerturbationDpEvent)
+    assert out == GaussianDpEvent(100.0 * op.noise_multiplier)
+    assert op.jacobian_epsilon <= 0.1 * 1.0 + 1e-12  # jacobian_share
+    assert amp_epsilon(m.dp_event_, 1e-5) == m.epsilon_
+    assert m.hyperparameters_["alpha"] >= 1e-4
+    assert m.score(X, y) > 0.75
+    text = str(m.privacy_report())
+    assert "objective perturbation" in text and "closed form" in text
+
+
+def test_refusals():
+    X, y = _data(60)
+    with pytest.raises(ValueError, match="smooth loss"):
+        LinearSVC(solver="objective-perturbation", classes=[0, 1]).fit(X, y)
+    with pytest.raises(ValueError, match="smooth loss"):
+        LinearSVC(solver="objective-perturbation", loss="hinge",
+                  classes=[0, 1]).fit(X, y)  # fmt: skip
+    with pytest.raises(ValueError, match="delta"):
+        LogisticRegression(solver="objective-perturbation", delta=0.0,
+                           classes=[0, 1]).fit(X, y)  # fmt: skip
+
+
+def test_multiclass_is_one_vs_rest_composed():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(1500, 3))
+    y = np.argmax(X @ rng.normal(size=(3, 3)), axis=1)
+    m = LogisticRegression(epsilon=2.0, solver="objective-perturbation",
+                           classes=[0, 1, 2], random_state=0).fit(X, y)  # fmt: skip
+    assert isinstance(m.dp_event_, SelfComposedDpEvent) and m.dp_event_.count == 3
+    assert 1.98 < m.epsilon_ <= 2.0 and m.coef_.shape == (3, 3)
+    assert m.score(X, y) > 0.6
+    inf = LogisticRegression(epsilon=math.inf, solver="objective-perturbation",
+                             classes=[0, 1, 2]).fit(X, y)  # fmt: skip
+    for k in range(3):  # each row is the binary fit of class k against the rest
+        ref = SkLogistic(C=1 / (1e-4 * 1500), tol=1e-12, max_iter=10_000)
+        ref.fit(X, (y == k).astype(int))
+        np.testing.assert_allclose(inf.coef_[k], ref.coef_[0], atol=1e-5)
+
+
+def test_explicit_alpha_is_a_floor_and_too_small_budget_is_refused():
+    X, y = _data(100)
+    solver = ObjectivePerturbation(alpha=0.5)
+    m = LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0, solver=solver)
+    m.fit(X, y)
+    assert m.hyperparameters_["alpha"] == 0.5
+    solver = ObjectivePerturbation(jacobian_share=0.5)
+    plan = erm_plan(100, 4, 1, LOGISTIC, alpha=1e-6, clip_norm=1.0)
+    with pytest.raises(ValueError, match="Jacobian"):
+        solver.calibrate(0.01, 1e-5, plan, accountant="rdp")
+
+
+def test_budget_composes_objective_perturbation_fits():
+    """A PrivacyBudget charges the event (through its valid zCDP translation)."""
+    from dpestim.exceptions import BudgetExceededError
+    from dpestim.model_selection import PrivacyBudget
+
+    X, y = _data(500)
+    with PrivacyBudget(epsilon=1.5, delta=1e-5) as budget:
+        LogisticRegression(epsilon=1.0, solver="objective-perturbation",
+                           classes=[0, 1], random_state=0).fit(X, y)  # fmt: skip
+        assert 0.99 <= budget.spent()[0] <= 1.0 + 1e-9, budget.spent()
+        with pytest.raises(BudgetExceededError):
+            LogisticRegression(epsilon=1.0, solver="objective-perturbation",
+                               classes=[0, 1], random_state=1).fit(X, y)  # fmt: skip
