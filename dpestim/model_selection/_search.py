@@ -578,6 +578,11 @@ default="geometric"
                 est.fit(X_tr, y_tr)
             finally:
                 pop_target(guard)
+            # The released candidate must not carry the stream of its noise
+            # (its state would let anyone subtract the noise): give its steps
+            # back the estimator's own random_state.
+            for step, own in zip(_private_steps(est), _private_steps(self.estimator)):
+                step.set_params(random_state=own.get_params(deep=False)["random_state"])
             total = float(self._scores(est, X_val, y_val).sum())
             score = (total + rng.normal(0.0, sigma)) / n_val
             if score > best_score:

@@ -16,7 +16,8 @@ their neighbouring relations).
 How records are recognised. Each row of the data a fit reads (its feature
 values, dense or sparse, in float64; not ``y``) gets a 64-bit fingerprint,
 a keyed hash (splitmix64 mixing, order-free over the nonzero entries, keyed
-by a random salt of the registry) computed locally. A fit keeps at most
+by a random salt of the registry) computed locally; rows of zeros only are
+left out. A fit keeps at most
 :data:`MAX_FINGERPRINTS` of them (the smallest: a bottom-k sketch, so that
 two fits of overlapping subsets keep the same sample of their common rows);
 two fits overlap when they share a kept fingerprint. Cross-validation folds
@@ -146,7 +147,8 @@ def fingerprints(X, salt):
     """Sorted unique fingerprints of the rows of ``X`` (``None``: not supported).
 
     Order-free sum over the nonzero entries, so that a dense array and a
-    sparse matrix of the same values give the same fingerprints.
+    sparse matrix of the same values give the same fingerprints. Rows of
+    zeros only are left out.
     """
     with np.errstate(over="ignore"):
         if sp.issparse(X):
@@ -170,7 +172,10 @@ def fingerprints(X, salt):
                 rows[i : i + step] = h.sum(axis=1, dtype=np.uint64)
         else:
             return None
-        return np.unique(_mix(rows ^ salt[1]))
+        # An empty row (all zeros) is left out: it is common to unrelated
+        # data sets (a spurious overlap), and a nonzero row sums to 0 with
+        # probability 2**-64.
+        return np.unique(_mix(rows[rows != 0] ^ salt[1]))
 
 
 def _load(path):

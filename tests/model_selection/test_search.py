@@ -174,9 +174,7 @@ def test_identical_candidates_draw_independent_noise(data, own_seed):
     X, y = data
     est = _Recorded(classes=[0, 1], max_iter=2, batch_size=100, random_state=own_seed)
     space = {"alpha": [1e-4], "learning_rate": [0.5]}
-    search = PrivateSearchCV(
-        est, space, n_candidates=4, distribution="poisson", random_state=3
-    )
+    search = PrivateSearchCV(est, space, n_candidates=4, random_state=1)
     runs = _runs_of(search, X, y)
     assert len(runs) >= 2  # the seed draws several runs
     for i in range(len(runs)):
@@ -202,8 +200,7 @@ def test_pipeline_private_steps_get_independent_streams(data):
         pipe,
         {"_recorded__alpha": [1e-4]},
         n_candidates=4,
-        distribution="poisson",
-        random_state=3,
+        random_state=1,
     )
     runs = _runs_of(search, X, y)
     assert len(runs) >= 2
@@ -249,3 +246,17 @@ def test_solver_dependent_mechanism_parameter_refused_whatever_the_draw(data, se
         _lr(), {"learning_rate": [0.1, 0.2]}, n_candidates=2, random_state=seed
     )
     assert ok.fit(X, y).best_params_["learning_rate"] in (0.1, 0.2)
+
+
+def test_released_candidate_does_not_carry_its_noise_stream(data):
+    # A seed or generator in best_estimator_'s parameters would let anyone
+    # regenerate (and subtract) its noise: the estimator's own value is back.
+    X, y = data
+    for own in (None, 7):
+        pipe = make_pipeline(
+            StandardScaler(bounds=(-2, 2), epsilon=0.1, random_state=own),
+            _lr().set_params(random_state=own),
+        )
+        s = PrivateSearchCV(pipe, n_candidates=2, random_state=0).fit(X, y)
+        assert s.best_estimator_[0].random_state == own
+        assert s.best_estimator_[-1].random_state == own

@@ -75,7 +75,7 @@ def test_loop_of_fits_warns_with_the_basic_sum(registry, data):
     # the warning is recorded in the fit's privacy report
     clf = _lr(0.5)
     assert _fits(lambda: clf.fit(X, y)) == [2.25]
-    assert "PrivacyBudgetWarning" in clf.privacy_report()
+    assert "PrivacyBudgetWarning" in str(clf.privacy_report())
 
 
 def test_warning_message_points_to_budget_and_search(registry, data):
@@ -83,7 +83,7 @@ def test_warning_message_points_to_budget_and_search(registry, data):
     _lr().fit(X, y)
     with pytest.warns(PrivacyBudgetWarning) as rec:
         _lr().fit(X, y)
-    msg = str(rec[0].message)
+    msg = next(str(r.message) for r in rec if r.category is PrivacyBudgetWarning)
     for part in ("PrivacyBudget", "PrivateSearchCV", "set_composition_warning"):
         assert part in msg
     assert "basic composition" in msg
@@ -123,7 +123,8 @@ def test_no_warning_inside_a_budget_or_for_a_search(registry, data):
     # a search charges its one event: its candidates do not warn, the search does
     search = PrivateSearchCV(_lr(), epsilon=1.0, n_candidates=3, random_state=0)
     composed = _fits(lambda: search.fit(X, y))
-    assert len(composed) == 1 and composed[0] == pytest.approx(3.0 + search.epsilon_)
+    assert len(composed) == 1
+    assert composed[0] == pytest.approx(3.0 + search.epsilon_, rel=1e-3)
 
 
 def test_off_switch(registry, data, monkeypatch):
@@ -153,10 +154,15 @@ def test_private_transformer_composes_with_a_fit(registry, data):
 
 def test_fingerprints_agree_dense_sparse_and_float32():
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(50, 6)) * (rng.random((50, 6)) < 0.4)
+    X = rng.normal(size=(50, 6)) * (rng.random((50, 6)) < 0.5)
+    X[[4, 9]] = 0.0  # empty rows are not fingerprinted (common to any data)
+    X[7] = X[8]  # a duplicated row counts once
+    X[3, 0] = 1.0
+    expected = np.unique(X[(X != 0).any(axis=1)], axis=0).shape[0]
+    assert expected <= 47
     salt = np.array([3, 5], np.uint64)
     dense = _composition.fingerprints(X, salt)
-    assert dense.size == 50
+    assert dense.size == expected
     assert np.array_equal(dense, _composition.fingerprints(sp.csr_matrix(X), salt))
     assert np.array_equal(dense, _composition.fingerprints(sp.csc_matrix(X), salt))
     X32 = X.astype(np.float32)
@@ -168,7 +174,9 @@ def test_fingerprints_agree_dense_sparse_and_float32():
     assert np.array_equal(dense, _composition.fingerprints(X[::-1], salt))
     Y = X.copy()
     Y[3, 2] += 1e-9
-    assert np.intersect1d(dense, _composition.fingerprints(Y, salt)).size == 49
+    assert (
+        np.intersect1d(dense, _composition.fingerprints(Y, salt)).size == expected - 1
+    )
     # another salt gives other fingerprints
     assert not np.intersect1d(
         dense, _composition.fingerprints(X, np.array([4, 5], np.uint64))
