@@ -3,9 +3,10 @@
 import os
 
 # The suite fits the same data many times on purpose: no composition warning
-# (set before dpestim is imported, inherited by joblib's workers). Its tests
-# turn it on (tests/privacy/test_composition.py).
-os.environ["DPESTIM_COMPOSITION_WARNING"] = "0"
+# (set before dpestim is imported, inherited by joblib's workers) unless the
+# environment asks for it. Its own tests turn it on
+# (tests/privacy/test_composition.py).
+os.environ.setdefault("DPESTIM_COMPOSITION_WARNING", "0")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402

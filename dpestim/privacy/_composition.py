@@ -235,18 +235,21 @@ def note_fit(data, epsilon, delta, *, label, warn=True):
     if not 0 < epsilon < math.inf:
         return  # not private: no guarantee to compose
     with _lock:
-        path = _registry()
-        found = fingerprints(data, _salt(path))
-        if found is None:
+        try:
+            path = _registry()
+            found = fingerprints(data, _salt(path))
+            if found is None:
+                return
+            limit = _ALL if found.size <= MAX_FINGERPRINTS else found[MAX_FINGERPRINTS]
+            kept = found[:MAX_FINGERPRINTS]
+            earlier = [
+                (eps, dlt)
+                for fps, lim, eps, dlt in _load(path).values()
+                if _overlaps(kept, limit, fps, lim)
+            ]
+            _store(path, kept, limit, epsilon, delta)
+        except OSError:  # no usable temporary directory: nothing is recorded
             return
-        limit = _ALL if found.size <= MAX_FINGERPRINTS else found[MAX_FINGERPRINTS]
-        kept = found[:MAX_FINGERPRINTS]
-        earlier = [
-            (eps, dlt)
-            for fps, lim, eps, dlt in _load(path).values()
-            if _overlaps(kept, limit, fps, lim)
-        ]
-        _store(path, kept, limit, epsilon, delta)
     if not (warn and earlier):
         return
     total_eps = epsilon + sum(e for e, _ in earlier)
