@@ -8,10 +8,10 @@ composition of all of them. Outside an explicit
 on purpose), :func:`note_fit` warns with a
 :class:`~dpestim.exceptions.PrivacyBudgetWarning` when a private fit uses
 records that an earlier private fit of the session already used, and states
-the composed guarantee by *basic composition*: the sums of the epsilons and
-of the deltas of this fit and of every earlier fit that shares a record with
-it (an upper bound for every record of this fit, whatever the mechanisms and
-their neighbouring relations).
+the composed guarantee by *basic composition*: for each record of this fit,
+the sums of the epsilons and of the deltas of this fit and of the earlier
+fits that read it; the maxima over the records are stated (valid whatever
+the mechanisms and their neighbouring relations).
 
 How records are recognised. Each row of the data a fit reads (its feature
 values, dense or sparse, in float64; not ``y``) gets a 64-bit fingerprint,
@@ -28,7 +28,10 @@ the exit of the process that created it) named by the environment variable
 fits run with ``n_jobs > 1`` are seen by their siblings and by the parent
 (for instance ``GridSearchCV``'s refit). Nothing of it is ever released:
 the warning states only the user's own requested epsilons and deltas, and
-how many earlier fits they come from.
+how many earlier fits they come from. It is a local warning, not part of
+what the fit releases: whether it fires depends on the records (a single
+shared record can decide it), so it is never recorded in the fitted
+estimator nor in its privacy report.
 
 Limits: duplicated feature rows in distinct datasets count as the same
 record (a spurious warning, on the safe side); an overlap of fewer rows than
@@ -48,6 +51,7 @@ import shutil
 import tempfile
 import threading
 import uuid
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -214,6 +218,29 @@ def _overlaps(a, limit_a, b, limit_b):
     return bool((b[pos] == a).any())
 
 
+def _composed(kept, limit, records):
+    """Basic composition of the earlier fits over this fit's worst record.
+
+    For each kept fingerprint, the sums of the epsilons and deltas of the
+    earlier fits that read that row (a row beyond an earlier fit's sketch
+    counts as read when that fit overlaps this one: the safe side); the
+    maxima over the rows, or ``None`` when no earlier fit shares a row.
+    """
+    eps = np.zeros(kept.size)
+    dlt = np.zeros(kept.size)
+    count = np.zeros(kept.size, dtype=np.int64)
+    for fps, lim, e, d in records:
+        if not _overlaps(kept, limit, fps, lim):
+            continue
+        inside = np.isin(kept, fps, assume_unique=True) | (kept >= lim)
+        eps += e * inside
+        dlt += d * inside
+        count += inside
+    if not count.any():
+        return None
+    return int(count.max()), float(eps.max()), float(dlt.max())
+
+
 def note_fit(data, epsilon, delta, *, label, warn=True):
     """Record a private fit of ``data``; warn if it composes with earlier ones.
 
@@ -242,33 +269,31 @@ def note_fit(data, epsilon, delta, *, label, warn=True):
                 return
             limit = _ALL if found.size <= MAX_FINGERPRINTS else found[MAX_FINGERPRINTS]
             kept = found[:MAX_FINGERPRINTS]
-            earlier = [
-                (eps, dlt)
-                for fps, lim, eps, dlt in _load(path).values()
-                if _overlaps(kept, limit, fps, lim)
-            ]
+            composed = _composed(kept, limit, _load(path).values())
             _store(path, kept, limit, epsilon, delta)
         except OSError:  # no usable temporary directory: nothing is recorded
             return
-    if not (warn and earlier):
+    if not warn or composed is None:
         return
-    total_eps = epsilon + sum(e for e, _ in earlier)
-    total_delta = delta + sum(d for _, d in earlier)
-    from ..utils.fit_warnings import warn_in_fit
-
-    warn_in_fit(
-        f"{label} (epsilon={epsilon:.4g}) fits records that {len(earlier)} "
-        "earlier private fit(s) of this session already used: their guarantees "
-        "compose. By basic composition, the records in common are protected by "
-        f"epsilon <= {total_eps:.4g}, delta <= {total_delta:.3g}, not by this "
-        "fit's epsilon_. Compose fits on purpose inside a dpestim.model_selection."
+    n_earlier, earlier_eps, earlier_delta = composed
+    total_eps, total_delta = epsilon + earlier_eps, delta + earlier_delta
+    # A plain warning, never recorded in the fitted estimator or its privacy
+    # report: whether it fires depends on the records (one shared record can
+    # decide it), so it must not be part of what the fit releases.
+    warnings.warn(
+        f"{label} (epsilon={epsilon:.4g}) fits records that earlier private "
+        f"fits of this session already used (up to {n_earlier} of them for one "
+        "record): their guarantees compose. By basic composition, every record "
+        f"of this fit is protected by epsilon <= {total_eps:.4g}, delta <= "
+        f"{total_delta:.3g} so far, not by this fit's epsilon_. Compose fits "
+        "on purpose inside a dpestim.model_selection."
         "PrivacyBudget (it bounds the total and refuses what would exceed it), or "
         "tune with dpestim.model_selection.PrivateSearchCV (one guarantee for the "
         "whole search). Records are recognised by local fingerprints of their "
         "rows, never released; turn this warning off with "
         "dpestim.set_composition_warning(False) or DPESTIM_COMPOSITION_WARNING=0.",
         PrivacyBudgetWarning,
-        stacklevel=4,
+        stacklevel=5,
     )
 
 

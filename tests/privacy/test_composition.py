@@ -72,10 +72,11 @@ def test_loop_of_fits_warns_with_the_basic_sum(registry, data):
     rng = np.random.default_rng(8)
     other = rng.normal(size=(300, 3)) / 2
     assert _fits(lambda: _lr(1.0).fit(other, other[:, 0] > 0)) == []
-    # the warning is recorded in the fit's privacy report
+    # the warning is local: whether it fires depends on the records, so it is
+    # not part of the fit's release (its privacy report)
     clf = _lr(0.5)
     assert _fits(lambda: clf.fit(X, y)) == [2.25]
-    assert "PrivacyBudgetWarning" in str(clf.privacy_report())
+    assert "PrivacyBudgetWarning" not in str(clf.privacy_report())
 
 
 def test_warning_message_points_to_budget_and_search(registry, data):
@@ -93,9 +94,10 @@ def test_grid_search_warns_in_process(registry, data):
     X, y = data
     grid = GridSearchCV(_lr(), {"alpha": [1e-4, 1e-3]}, cv=3, n_jobs=1)
     composed = _fits(lambda: grid.fit(X, y))
-    # 6 fits of the folds, then the refit on every row: each composes with
-    # every earlier one (any two training folds of 3-fold CV share rows)
-    assert composed == [float(k) for k in range(2, 8)]
+    # 6 fits of the folds, then the refit on every row: per record, each
+    # record is in 2 of the 3 training folds of each candidate (basic
+    # composition of the fits that read it, maximum over the records)
+    assert composed == [2.0, 2.0, 3.0, 4.0, 4.0, 5.0]
 
 
 def test_grid_search_with_two_worker_processes(registry, data):
@@ -104,11 +106,11 @@ def test_grid_search_with_two_worker_processes(registry, data):
     X, y = data
     grid = GridSearchCV(_lr(), {"alpha": [1e-4, 1e-3]}, cv=3, n_jobs=2)
     composed = _fits(lambda: grid.fit(X, y))
-    assert composed == [7.0]
+    assert composed == [5.0]
     assert len(list(registry.glob("*.npz"))) == 7
     # cross_val_score in workers: the parent's next fit sees those 3 fits too
     cross_val_score(_lr(), X, y, cv=3, n_jobs=2)
-    assert _fits(lambda: _lr().fit(X, y)) == [11.0]
+    assert _fits(lambda: _lr().fit(X, y)) == [8.0]
 
 
 def test_no_warning_inside_a_budget_or_for_a_search(registry, data):
