@@ -9,7 +9,6 @@ distribution of ``K``; dp-accounting computes it for
 """
 
 import math
-import numbers
 from numbers import Real
 
 import dp_accounting
@@ -26,14 +25,13 @@ from sklearn.utils.validation import check_is_fitted
 from ..privacy import calibrate_noise, compute_epsilon
 from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
 from ..privacy.ledger import accountable_event
-from ..utils import check_generator
-from ._space import (
-    Factor,
-    Relative,
-    default_space,
-    resolve_relative,
-    sample_candidate,
+from ._search_rules import (
+    _check_searched_keys,
+    _private_steps,
+    _probe_values,
+    _streams,
 )
+from ._space import default_space, resolve_relative, sample_candidate
 from ._workflow import check_private_steps
 
 __all__ = ["PrivateSearchCV"]
@@ -74,76 +72,6 @@ class _Interceptor:
             )
         self.charges.append(charge)
         return False
-
-
-#: Parameters that set or change the mechanism of a fit (its ``DpEvent``,
-#: relation or calibration) for every solver, or its randomness: never
-#: searched (refused up front, whatever the draw).
-MECHANISM_PARAMS = frozenset(
-    {
-        "solver",
-        "epsilon",
-        "delta",
-        "noise_multiplier",
-        "accountant",
-        "max_iter",
-        "batch_size",
-        "random_state",
-    }
-)
-
-
-def _check_searched_keys(space):
-    """Refuse a searched parameter that changes the mechanism (no data read)."""
-    for name in sorted(space):
-        if name.rsplit("__", 1)[-1] in MECHANISM_PARAMS:
-            raise ValueError(
-                f"PrivateSearchCV cannot search {name!r}: it changes the private "
-                "mechanism (its DpEvent, relation or calibration) or its "
-                "randomness, and every candidate of the search must run the one "
-                "accounted mechanism. Fix it on the estimator and search the "
-                "other hyperparameters; to compare such settings, run one "
-                "PrivateSearchCV per setting under a PrivacyBudget."
-            )
-
-
-def _probe_values(dist):
-    """Draw-independent values of a searched parameter (for the up-front check)."""
-    if isinstance(dist, Relative):
-        dist = dist.dist
-        wrap = Factor
-    else:
-        wrap = None
-    if hasattr(dist, "rvs"):
-        if not hasattr(dist, "ppf"):
-            return []
-        values = [float(dist.ppf(q)) for q in (1e-3, 0.5, 1 - 1e-3)]
-        return [wrap(v) if wrap else v for v in values if math.isfinite(v)]
-    return list(dist)
-
-
-def _streams(random_state):
-    """The search's ``SeedSequence``: an int gives bit-reproducible searches."""
-    if isinstance(random_state, numbers.Integral) and not isinstance(
-        random_state, bool
-    ):
-        return np.random.SeedSequence(int(random_state))
-    # None: fresh entropy; a Generator or RandomState: entropy drawn from it
-    entropy = check_generator(random_state).integers(2**63, size=4)
-    return np.random.SeedSequence([int(e) for e in entropy])
-
-
-def _private_steps(estimator):
-    """The dpestim steps of an estimator or pipeline (whose noise is private)."""
-    steps = (
-        [s for _, s in estimator.steps] if hasattr(estimator, "steps") else [estimator]
-    )
-    return [
-        s
-        for s in steps
-        if any(c.__module__.startswith("dpestim.") for c in type(s).__mro__)
-        and "random_state" in s.get_params(deep=False)
-    ]
 
 
 def _final_private_step(estimator):
