@@ -29,6 +29,7 @@ _LAZY_ATTRIBUTES = {
     "MinimaxLogisticRegression": "minimax",
     "MinimaxRegressor": "minimax",
     "Ridge": "linear_model",
+    "set_composition_warning": "privacy",
 }
 
 #: Subpackages reachable as ``dpestim.<name>`` after a bare ``import dpestim``.
@@ -62,6 +63,7 @@ __all__ = [
     "Ridge",
     "UtilityWarning",
     "__version__",
+    "set_composition_warning",
 ]
 
 

@@ -21,7 +21,15 @@ class PrivacyBudgetWarning(UserWarning):
     """The requested privacy parameters give a weak guarantee.
 
     For example ``delta >= 1 / n_samples``, which permits releasing a whole
-    record with probability ``delta``.
+    record with probability ``delta``; or a private fit, outside any
+    :class:`~dpestim.model_selection.PrivacyBudget`, of records that earlier
+    private fits of the session already used (``GridSearchCV``,
+    ``cross_val_score`` or a loop of fits): their guarantees compose, and the
+    message states the composed ``epsilon`` and ``delta`` by basic
+    composition. That one is turned off by
+    :func:`~dpestim.privacy.set_composition_warning` ``(False)`` (also
+    ``dpestim.set_composition_warning``) or the environment variable
+    ``DPESTIM_COMPOSITION_WARNING=0``.
     """
 
 

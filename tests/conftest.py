@@ -1,9 +1,17 @@
 """Shared fixtures."""
 
-import numpy as np
-import pytest
+import os
 
-from dpestim.privacy import set_calibration_cache
+# The suite fits the same data many times on purpose: no composition warning
+# (set before dpestim is imported, inherited by joblib's workers) unless the
+# environment asks for it. Its own tests turn it on
+# (tests/privacy/test_composition.py).
+os.environ.setdefault("DPESTIM_COMPOSITION_WARNING", "0")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from dpestim.privacy import set_calibration_cache  # noqa: E402
 
 
 @pytest.fixture(autouse=True, scope="session")

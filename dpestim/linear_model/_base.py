@@ -552,7 +552,10 @@ class BaseDPLinearModel(BaseEstimator):
                 self,
                 lambda noise: solver.make_event(noise, plan),
                 plan,
-            )
+            ),
+            data=X if blocked is None else None,  # composition warning only
+            epsilon=epsilon,
+            delta=solver.guarantee_delta(self.delta),
         )
         n_steps = solver.n_steps(plan)
         for message in solver.utility_warnings(plan, nm):

@@ -346,7 +346,12 @@ class BaseMinimaxModel(BaseEstimator):
             events.append(dp_accounting.LaplaceDpEvent(1.0 / eps_prop))
         label = f"{type(self).__name__}(solver={solver.name!r}, n={n})"
         charge_fit(
-            FitCharge(dp_accounting.ComposedDpEvent(events), solver.neighbouring, label)
+            FitCharge(
+                dp_accounting.ComposedDpEvent(events), solver.neighbouring, label
+            ),
+            data=Xc,
+            epsilon=spent,
+            delta=delta,
         )
         result = solver.solve(problem, plan, params, rng)
         self.group_proportions_ = pi
@@ -419,7 +424,12 @@ class BaseMinimaxModel(BaseEstimator):
         self._check_group_sizes(pi, n, params, sigma_h, counts_public)
         # Budgets see the mechanism (proportions included) before it runs.
         label = f"{type(self).__name__}(solver={solver.name!r}, n={n})"
-        charge_fit(FitCharge(event, solver.neighbouring, label))
+        charge_fit(
+            FitCharge(event, solver.neighbouring, label),
+            data=Xc,
+            epsilon=spent,
+            delta=delta,
+        )
         result = solver.solve(problem, plan, params, rng)
         self.group_proportions_ = pi
         self.n_iter_ = result.n_iter

@@ -9,26 +9,16 @@ from numbers import Real
 
 import numpy as np
 
-from ..privacy.charging import ENV_VAR, FitCharge, pop_target, push_target
+from ..privacy.charging import (
+    ENV_VAR,
+    FitCharge,
+    pop_target,
+    push_target,
+)
+from ..privacy.charging import restart_worker_pool as _restart_worker_pool
 from ..privacy.ledger import FileLedger
 
 __all__ = ["PrivacyBudget"]
-
-
-def _restart_worker_pool():
-    """Shut down joblib's reusable loky pool so new workers see ``os.environ``.
-
-    Loky workers copy the environment when they start and are reused across
-    ``Parallel`` calls; workers started before a budget was entered would
-    not know it. The pool is rebuilt on the next ``n_jobs > 1`` call.
-    """
-    try:
-        from joblib.externals.loky import reusable_executor
-    except ImportError:  # pragma: no cover
-        return
-    executor = getattr(reusable_executor, "_executor", None)
-    if executor is not None:
-        executor.shutdown(wait=True)
 
 
 class PrivacyBudget:

@@ -25,8 +25,13 @@ from sklearn.utils.validation import check_is_fitted
 from ..privacy import calibrate_noise, compute_epsilon
 from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
 from ..privacy.ledger import accountable_event
-from ..utils import check_generator
-from ._space import Factor, default_space, resolve_relative, sample_candidate
+from ._search_rules import (
+    _check_searched_keys,
+    _private_steps,
+    _probe_values,
+    _streams,
+)
+from ._space import default_space, resolve_relative, sample_candidate
 from ._workflow import check_private_steps
 
 __all__ = ["PrivateSearchCV"]
@@ -121,9 +126,15 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
     param_distributions : dict or None, default=None
         Parameter name -> list (uniform choice) or scipy distribution (with
         ``rvs``), or :class:`Relative` (factors of the value the estimator
-        resolves). Parameters that change the mechanism's ``DpEvent``
-        (``max_iter``, ``batch_size``, ``solver``) must not vary: the search
-        checks every candidate's event and refuses otherwise. ``None`` uses
+        resolves). Parameters that set the mechanism (``solver``,
+        ``epsilon``, ``delta``, ``noise_multiplier``, ``accountant``,
+        ``max_iter``, ``batch_size``, ``random_state``, of any step) are
+        refused with a ``ValueError`` before anything is drawn or read; any
+        other parameter whose value moves the ``DpEvent`` with the chosen
+        solver (the learning rate of ``adp-sgd``, ``alpha`` under some
+        ``"auto"`` schedules) is refused too, whatever the draw: it is probed
+        (nothing runs) at every listed value or at the 0.001, 0.5 and 0.999
+        quantiles of its distribution (see the privacy model). ``None`` uses
         :func:`default_space`: learning rate and clip norm by multiplicative
         factors around the estimator's values (its ``"auto"`` learning rate
         included), and ``alpha``.
@@ -157,8 +168,13 @@ default="geometric"
         with ``B = error_bound`` (public), so that the summed score has
         sensitivity 1.
     random_state : None, int or numpy.random.Generator, default=None
-        Randomness of ``K``, of the candidates, of the split, of the score
-        noise, and of the fits whose estimator has ``random_state=None``.
+        Seeds a ``numpy.random.SeedSequence`` from which the search spawns
+        one stream for ``K``, the candidates, the split and the score noise,
+        and one independent stream per candidate run. Every dpestim step of
+        every candidate gets its own stream: the estimator's own
+        ``random_state`` is overridden, because the analysis of the search
+        needs independent runs (two candidates with the same seed would
+        share their noise). An int gives a bit-reproducible search.
     budget : PrivacyBudget or None, default=None
         A budget charged with the event of the whole search (once, before any
         candidate runs). Active ``with budget:`` blocks are charged as well.
@@ -269,12 +285,19 @@ default="geometric"
             return float(self.shape)
         return _SHAPES[self.distribution]
 
-    def _candidate(self, params, rng=None):
+    def _candidate(self, params, seed=None):
+        """A candidate; ``seed`` (a ``SeedSequence``) drives all its noise."""
         est = clone(self.estimator).set_params(**params)
-        step = _final_private_step(est).set_params(epsilon=None)
-        if rng is not None and step.get_params(deep=False).get("random_state") is None:
-            # the search's randomness drives its candidates' noise
-            step.set_params(random_state=int(rng.integers(2**32)))
+        _final_private_step(est).set_params(epsilon=None)
+        if seed is not None:
+            # RepeatAndSelect needs independent runs: every private step of
+            # every candidate gets its own stream, spawned from the search's
+            # SeedSequence (an estimator's own random_state is overridden).
+            for step in _private_steps(est):
+                child = seed.spawn(1)[0]
+                step.set_params(
+                    random_state=np.random.Generator(np.random.PCG64(child))
+                )
         return est
 
     def _probe(self, params, X, y, nm):
@@ -292,6 +315,36 @@ default="geometric"
         if not probe.charges or probe.charges[-1].make_event is None:
             raise TypeError("PrivateSearchCV: the estimator announced no private fit.")
         return probe.charges
+
+    def _check_mechanism_fixed(self, space, charges, X, y):
+        """Refuse, whatever the draw, a searched parameter that moves the DpEvent.
+
+        Some parameters change the mechanism only with some solvers (the
+        learning rate sets the noise of ``adp-sgd`` and the schedule of
+        ``dp-nag-opt``; ``alpha`` or ``fit_intercept`` can set an ``"auto"``
+        number of steps). Each searched parameter is probed (nothing runs)
+        at values that do not depend on the random draw: every listed value,
+        or the 0.001, 0.5 and 0.999 quantiles of a distribution.
+        """
+        expected = [c.dp_event for c in charges]
+        for name in sorted(space):
+            for value in _probe_values(space[name]):
+                params = resolve_relative({name: value}, charges[-1].plan)
+                probed = self._probe(params, X, y, 1.0)
+                if [c.dp_event for c in probed] != expected:
+                    step = _final_private_step(self.estimator)
+                    solver = step.get_params(deep=False).get("solver")
+                    raise ValueError(
+                        f"PrivateSearchCV cannot search {name!r} with "
+                        f"{type(step).__name__}(solver={solver!r}): its value "
+                        "changes the mechanism's DpEvent (e.g. "
+                        f"{name}={params[name]!r}). "
+                        "Fix it on the estimator (or set max_iter and batch_size "
+                        "explicitly when an 'auto' schedule depends on it)."
+                    )
+
+    def _delta(self):
+        return float(self.delta if self.epsilon is not None else self.budget.delta)
 
     def _scores(self, est, X, y):
         """Per-example scores in [0, 1] (their sum has sensitivity 1)."""
@@ -376,7 +429,15 @@ default="geometric"
         """
         self._validate_params()
         check_private_steps(self.estimator, where="PrivateSearchCV")
-        rng = check_generator(self.random_state)
+        space = self.param_distributions
+        if space is None:
+            space = default_space(self.estimator)
+        _check_searched_keys(space)  # up front: no data read, no draw made
+        # One stream for the search (split, K, candidates, score noise) and
+        # one independent stream per candidate run, all spawned from one
+        # SeedSequence: runs are independent, an int seed reproducible.
+        search_seed, runs_seed = _streams(self.random_state).spawn(2)
+        rng = np.random.Generator(np.random.PCG64(search_seed))
         n = len(y)
         y = np.asarray(y)
         # Public randomness, drawn before the data is read: split, K, candidates.
@@ -385,9 +446,6 @@ default="geometric"
         val, train = perm[:n_val], perm[n_val:]
         mean, shape = float(self.n_candidates), self._shape()
         k = _sample_repetitions(rng, mean, shape)
-        space = self.param_distributions
-        if space is None:
-            space = default_space(self.estimator)
         candidates = [sample_candidate(space, rng) for _ in range(k)]
         if k == 0:  # Poisson only, probability exp(-n_candidates)
             raise RuntimeError(
@@ -397,12 +455,10 @@ default="geometric"
         X_tr, X_val = _safe_indexing(X, train), _safe_indexing(X, val)
         y_tr, y_val = y[train], y[val]
 
-        # The mechanism of one candidate (probed, nothing runs) and its noise;
-        # relative values are resolved against the estimator's own plan.
-        own = {
-            name: v for name, v in candidates[0].items() if not isinstance(v, Factor)
-        }
-        charges = self._probe(own, X_tr, y_tr, 1.0)
+        # The estimator's own mechanism (probed, nothing runs) and its noise;
+        # relative values are resolved against its plan.
+        charges = self._probe({}, X_tr, y_tr, 1.0)
+        self._check_mechanism_fixed(space, charges, X_tr, y_tr)
         candidates = [resolve_relative(c, charges[-1].plan) for c in candidates]
         fixed = [c.dp_event for c in charges[:-1]]
         make_fit = charges[-1].make_event
@@ -422,24 +478,27 @@ default="geometric"
         nm = self._calibrate(make_event, relation)
         event = make_event(nm)
         expected = fixed + [make_fit(nm)]
-        for params in candidates:
+        for params in candidates:  # backstop of _check_mechanism_fixed
             other = self._probe(params, X_tr, y_tr, nm)
             if [c.dp_event for c in other] != expected:
                 raise ValueError(
                     "PrivateSearchCV: a candidate's mechanism differs from the "
                     f"estimator's (parameters {params}); parameters that change "
-                    "the DpEvent (max_iter, batch_size, solver, ...) must be fixed "
-                    "on the estimator."
+                    "the DpEvent must be fixed on the estimator."
                 )
         # Charge the whole search once, before any candidate runs.
+        search_epsilon = compute_epsilon(event, self._delta(), "rdp", relation)
         charge_fit(
             FitCharge(event, relation, f"PrivateSearchCV(mean {mean:g} candidates)"),
             extra=self.budget,
+            data=X,
+            epsilon=search_epsilon,
+            delta=self._delta(),
         )
 
         best, best_score, best_params = None, -math.inf, None
-        for params in candidates:
-            est = self._candidate(params, rng)
+        for params, seed in zip(candidates, runs_seed.spawn(k)):
+            est = self._candidate(params, seed)
             _final_private_step(est).set_params(noise_multiplier=nm)
             guard = _Interceptor(expected)
             push_target(guard, thread_local=True)
@@ -447,6 +506,11 @@ default="geometric"
                 est.fit(X_tr, y_tr)
             finally:
                 pop_target(guard)
+            # The released candidate must not carry the stream of its noise
+            # (its state would let anyone subtract the noise): give its steps
+            # back the estimator's own random_state.
+            for step, own in zip(_private_steps(est), _private_steps(self.estimator)):
+                step.set_params(random_state=own.get_params(deep=False)["random_state"])
             total = float(self._scores(est, X_val, y_val).sum())
             score = (total + rng.normal(0.0, sigma)) / n_val
             if score > best_score:
@@ -462,10 +526,8 @@ default="geometric"
         }
         self.noise_multiplier_ = float(nm)
         self.dp_event_ = event
-        self.delta_ = float(
-            self.delta if self.epsilon is not None else self.budget.delta
-        )
-        self.epsilon_ = compute_epsilon(event, self.delta_, "rdp", relation)
+        self.delta_ = self._delta()
+        self.epsilon_ = search_epsilon
         self.n_features_in_ = best.n_features_in_
         if hasattr(best, "classes_"):
             self.classes_ = best.classes_

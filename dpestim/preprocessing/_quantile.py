@@ -93,8 +93,14 @@ def private_quantile(
     epsilon = float(epsilon)
     lo, hi = _check_bounds(bounds)
     event = ExponentialMechanismDpEvent(epsilon)
-    charge_fit(FitCharge(event, "add_or_remove_one", label or "private_quantile"))
-    values = np.sort(np.asarray(values, dtype=np.float64).ravel())
+    values = np.asarray(values, dtype=np.float64).ravel()
+    charge_fit(
+        FitCharge(event, "add_or_remove_one", label or "private_quantile"),
+        data=values,
+        epsilon=epsilon,
+        delta=0.0,
+    )
+    values = np.sort(values)
     grid = np.geomspace(lo, hi, int(n_grid))
     counts = np.searchsorted(values, grid, side="right")
     utility = -np.abs(counts - quantile * values.shape[0])

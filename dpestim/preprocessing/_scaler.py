@@ -162,7 +162,12 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             event = dp_accounting.GaussianDpEvent(nm)
         else:
             nm, event = 0.0, dp_accounting.NonPrivateDpEvent()
-        charge_fit(FitCharge(event, "add_or_remove_one", f"StandardScaler(d={d})"))
+        charge_fit(
+            FitCharge(event, "add_or_remove_one", f"StandardScaler(d={d})"),
+            data=X,
+            epsilon=self.epsilon,
+            delta=self.delta,
+        )
         mid, half = (lo + hi) / 2, (hi - lo) / 2
         Z = (np.clip(X, lo, hi) - mid) / half
         stats = np.concatenate([Z.sum(axis=0), (Z * Z - 0.5).sum(axis=0)])

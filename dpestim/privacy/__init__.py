@@ -7,6 +7,7 @@ guarantee, calibrates noise to a target budget and draws noise from a
 """
 
 from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
+from ._composition import set_composition_warning
 from .accounting import (
     ACCOUNTANTS,
     calibrate_noise,
@@ -31,4 +32,5 @@ __all__ = [
     "laplace_noise",
     "make_accountant",
     "set_calibration_cache",
+    "set_composition_warning",
 ]

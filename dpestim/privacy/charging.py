@@ -23,7 +23,19 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ENV_VAR", "FitCharge", "charge_fit", "pop_target", "push_target"]
+__all__ = [
+    "ENV_VAR",
+    "IGNORED",
+    "FitCharge",
+    "charge_fit",
+    "pop_target",
+    "push_target",
+    "restart_worker_pool",
+]
+
+#: Returned by a target that does not take a charge (a closed inherited
+#: ledger): the fit is then not covered by that budget.
+IGNORED = "ignored"
 
 #: Environment variable listing the file ledgers charged in child processes.
 ENV_VAR = "DPESTIM_BUDGET_LEDGERS"
@@ -115,12 +127,34 @@ def _targets():
     return targets
 
 
-def charge_fit(charge, extra=None):
+def restart_worker_pool():
+    """Shut down joblib's reusable loky pool so new workers see ``os.environ``.
+
+    Loky workers copy the environment when they start and are reused across
+    ``Parallel`` calls; workers started before a budget was entered (or the
+    composition registry was created) would not know it. The pool is
+    rebuilt on the next ``n_jobs > 1`` call.
+    """
+    try:
+        from joblib.externals.loky import reusable_executor
+    except ImportError:  # pragma: no cover
+        return
+    executor = getattr(reusable_executor, "_executor", None)
+    if executor is not None:
+        executor.shutdown(wait=True)
+
+
+def charge_fit(charge, extra=None, *, data=None, epsilon=None, delta=None):
     """Announce a fit to the active targets; any of them may refuse it.
 
     Targets are asked innermost first. A target returning ``False`` stops
     the propagation (model selection does this: it charges its own composed
     event once instead of every candidate's).
+
+    A fit that is not part of an enclosing mechanism is then noted by the
+    composition registry (:mod:`dpestim.privacy._composition`), which warns
+    with a :class:`~dpestim.exceptions.PrivacyBudgetWarning` when the fit,
+    outside any budget, uses records that earlier private fits used.
 
     Parameters
     ----------
@@ -128,6 +162,11 @@ def charge_fit(charge, extra=None):
     extra : object or None
         A target charged as the outermost one unless it is already active
         (an explicit ``budget=`` argument).
+    data : ndarray or sparse matrix or None, default=None
+        The records the mechanism reads, for the composition registry only
+        (fingerprinted locally, never stored by a target nor released).
+    epsilon, delta : float or None, default=None
+        The fit's guarantee (its request), for the composition warning.
 
     Raises
     ------
@@ -139,6 +178,19 @@ def charge_fit(charge, extra=None):
         getattr(t, "ledger_path", None) for t in targets
     }:
         targets.append(extra)
+    covered = False  # charged to a budget or to an enclosing search
     for target in targets:
-        if target.charge(charge) is False:
-            break
+        result = target.charge(charge)
+        if result is False:
+            return  # part of an enclosing mechanism (PrivateSearchCV's run)
+        covered = covered or result != IGNORED
+    if data is not None and epsilon is not None:
+        from . import _composition
+
+        _composition.note_fit(
+            data,
+            epsilon,
+            0.0 if delta is None else delta,
+            label=charge.label,
+            warn=not covered,
+        )

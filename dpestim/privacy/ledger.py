@@ -265,7 +265,9 @@ class FileLedger:
         with open(self.ledger_path, "r+", encoding="ascii") as fh, _Locked(fh, True):
             header, records, closed = self._parse(fh.readlines())
             if closed and self.inherited:
-                return None
+                from .charging import IGNORED
+
+                return IGNORED
             try:
                 eps = self.epsilon_of(records + [record], header)
             except ValueError as exc:

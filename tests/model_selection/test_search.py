@@ -7,6 +7,8 @@ import dp_accounting
 import numpy as np
 import pytest
 from dp_accounting import dp_event
+from scipy.stats import loguniform
+from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler as SkScaler
 
@@ -145,3 +147,116 @@ def test_seeded_search_is_reproducible(data):
     assert a.best_params_ == b.best_params_
     assert a.best_score_ == b.best_score_
     assert (a.best_estimator_.coef_ == b.best_estimator_.coef_).all()
+
+
+class _Recorded(LogisticRegression):
+    """Records the coefficients of every completed fit (the search's runs)."""
+
+    runs = []
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        _Recorded.runs.append(self.coef_.copy())
+        return self
+
+
+def _runs_of(search, X, y):
+    _Recorded.runs = []
+    search.fit(X, y)
+    return [c.copy() for c in _Recorded.runs]
+
+
+@pytest.mark.parametrize("own_seed", [None, 0], ids=["estimator-None", "estimator-0"])
+def test_identical_candidates_draw_independent_noise(data, own_seed):
+    # Every candidate has the same hyperparameters: only their noise differs,
+    # and it must (RepeatAndSelect assumes independent runs), also when the
+    # estimator carries an int random_state of its own.
+    X, y = data
+    est = _Recorded(classes=[0, 1], max_iter=2, batch_size=100, random_state=own_seed)
+    space = {"alpha": [1e-4], "learning_rate": [0.5]}
+    search = PrivateSearchCV(est, space, n_candidates=4, random_state=1)
+    runs = _runs_of(search, X, y)
+    assert len(runs) >= 2  # the seed draws several runs
+    for i in range(len(runs)):
+        for j in range(i):
+            assert not np.array_equal(runs[i], runs[j])
+    # ... and the whole search stays bit-reproducible for the same int seed
+    again = _runs_of(clone(search), X, y)
+    assert len(again) == len(runs)
+    assert all(np.array_equal(a, b) for a, b in zip(runs, again))
+    assert search.best_score_ == clone(search).fit(X, y).best_score_
+    # another seed gives other noise
+    other = _runs_of(clone(search).set_params(random_state=4), X, y)
+    assert not np.array_equal(other[0], runs[0])
+
+
+def test_pipeline_private_steps_get_independent_streams(data):
+    X, y = data
+    pipe = make_pipeline(
+        StandardScaler(bounds=(-2, 2), epsilon=0.1, random_state=0),
+        _Recorded(classes=[0, 1], max_iter=2, batch_size=100, random_state=0),
+    )
+    search = PrivateSearchCV(
+        pipe,
+        {"_recorded__alpha": [1e-4]},
+        n_candidates=4,
+        random_state=1,
+    )
+    runs = _runs_of(search, X, y)
+    assert len(runs) >= 2
+    assert not np.array_equal(runs[0], runs[1])
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "solver",
+        "delta",
+        "accountant",
+        "batch_size",
+        "max_iter",
+        "noise_multiplier",
+        "random_state",
+        "logisticregression__solver",
+        "standardscaler__epsilon",
+    ],
+)
+def test_mechanism_parameters_refused_up_front(key):
+    # Refused before any draw or any read of the data (X and y are not arrays).
+    est = _lr()
+    if "__" in key:
+        est = make_pipeline(StandardScaler(bounds=(-2, 2), epsilon=0.1), _lr())
+    search = PrivateSearchCV(est, {key: ["dp-sgd"]}, random_state=0)
+    with pytest.raises(ValueError, match=f"cannot search '{key}'"):
+        search.fit(object(), object())
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_solver_dependent_mechanism_parameter_refused_whatever_the_draw(data, seed):
+    # adp-sgd's noise scales with the learning rate: searching it is refused
+    # for every seed (the decision does not depend on the draw), naming it.
+    X, y = data
+    est = LogisticRegression(classes=[0, 1], solver="adp-sgd", max_iter=2)
+    for space in ({"learning_rate": [0.1, 0.2]}, {"learning_rate": loguniform(0.1, 1)}):
+        search = PrivateSearchCV(est, space, n_candidates=2, random_state=seed)
+        with pytest.raises(ValueError, match="cannot search 'learning_rate'.*adp-sgd"):
+            search.fit(X, y)
+    # the same key is fine where it leaves the mechanism alone
+    ok = PrivateSearchCV(
+        _lr(), {"learning_rate": [0.1, 0.2]}, n_candidates=2, random_state=seed
+    )
+    assert ok.fit(X, y).best_params_["learning_rate"] in (0.1, 0.2)
+
+
+def test_released_candidate_does_not_carry_its_noise_stream(data):
+    # A seed or generator in best_estimator_'s parameters would let anyone
+    # regenerate (and subtract) its noise: the estimator's own value is back.
+    X, y = data
+    for own in (None, 7):
+        pipe = make_pipeline(
+            StandardScaler(bounds=(-2, 2), epsilon=0.1, random_state=own),
+            _lr().set_params(random_state=own),
+        )
+        s = PrivateSearchCV(pipe, n_candidates=2, random_state=0).fit(X, y)
+        assert s.best_estimator_[0].random_state == own
+        assert s.best_estimator_[-1].random_state == own
