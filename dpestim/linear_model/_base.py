@@ -298,7 +298,7 @@ class BaseDPLinearModel(BaseEstimator):
             float(eps), n, share=float(self.scale_share), rows=rows, targets=targets
         )
 
-    def _apply_feature_scale(self, X, scale_plan, rng):
+    def _apply_feature_scale(self, X, scale_plan, rng, target=None):
         """``(X / s, s, notes)``: the rows in the units the rules assume.
 
         ``s`` is the private row scale (``feature_scale="auto"``), the given
@@ -316,11 +316,12 @@ class BaseDPLinearModel(BaseEstimator):
                     1.0,
                     {k: v for k, v in scale_plan.notes.items() if k == "feature_scale"},
                 )
-            s = _scales.private_row_scale(X, scale_plan.row_epsilon, rng)
+            target = target or _scales.ROW_NORM_TARGET
+            s = _scales.private_row_scale(X, scale_plan.row_epsilon, rng, target)
             notes = {
                 "feature_scale": (
                     f"{s:.6g} (private median row norm / "
-                    f"{_scales.ROW_NORM_TARGET:.4g}, epsilon "
+                    f"{target:.4g}, epsilon "
                     f"{scale_plan.row_epsilon:.4g})"
                 )
             }
@@ -504,7 +505,9 @@ class BaseDPLinearModel(BaseEstimator):
                 )
             )
         self._scale_fit = (scale_plan, rng)
-        X, row_scale, scale_notes = self._apply_feature_scale(X, scale_plan, rng)
+        X, row_scale, scale_notes = self._apply_feature_scale(
+            X, scale_plan, rng, solver.row_norm_target
+        )
         loss, Y = self._encode_targets(y)
         if not np.isfinite(np.einsum("ij,ij->i", Y, Y)).all():
             raise ValueError(

@@ -246,14 +246,16 @@ def row_norms(X):
     return np.sqrt(np.einsum("ij,ij->i", X, X, dtype=np.float64))
 
 
-def private_row_scale(X, epsilon, rng):
-    """``s`` such that rows ``x / s`` have median norm about :data:`ROW_NORM_TARGET`.
+def private_row_scale(X, epsilon, rng, target=ROW_NORM_TARGET):
+    """``s`` such that rows ``x / s`` have median norm about ``target``.
 
-    ``s = m / ROW_NORM_TARGET`` with ``m`` an ``epsilon``-DP median of the
-    row norms (:func:`bin_quantile` on :func:`positive_edges`).
+    ``s = m / target`` with ``m`` an ``epsilon``-DP median of the row norms
+    (:func:`bin_quantile` on :func:`positive_edges`). ``target`` is public:
+    :data:`ROW_NORM_TARGET` unless the solver declares its own
+    (``row_norm_target``, e.g. a solver that clips the rows themselves).
     """
     m = bin_quantile(row_norms(X), 0.5, epsilon, positive_edges(), rng)
-    s = m / ROW_NORM_TARGET
+    s = m / target
     # the target is a bin's midpoint: that bin means "leave the rows as they are"
     return 1.0 if abs(s - 1.0) < 1e-9 else s
 

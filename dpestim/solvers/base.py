@@ -150,6 +150,11 @@ class BaseSolver(BaseEstimator):
         Whether ``solve`` accepts blocked X (Dask, memory-mapped or zarr
         data, :mod:`dpestim._distributed`): true for solvers whose step is a
         sum of clipped per-example gradients over rows.
+    row_norm_target : float or None
+        Public median row norm the estimator's private feature scale
+        (``feature_scale="auto"``) brings the rows to; ``None``: the
+        project's default (:data:`~dpestim.preprocessing._fit_scales.ROW_NORM_TARGET`,
+        for solvers that clip per-example gradients).
     """
 
     name = None
@@ -166,6 +171,7 @@ class BaseSolver(BaseEstimator):
     privacy_notion = "approx"
     neighbouring = "add_or_remove_one"
     supports_blocked_data = False
+    row_norm_target = None
     #: ``"auto"`` learning rate of an unclipped non-private plan, in units of
     #: ``1 / L`` (:func:`~dpestim.solvers._policy.unclipped_smoothness`).
     unclipped_step = 1.0
