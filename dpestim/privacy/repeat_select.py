@@ -61,7 +61,7 @@ privacy", ICLR 2022.
 import math
 
 import numpy as np
-from dp_accounting import pld
+from dp_accounting import dp_event, pld
 from dp_accounting.rdp.rdp_privacy_accountant import (
     _gamma_truncated_negative_binomial,
 )
@@ -71,6 +71,7 @@ from ._search import _root
 __all__ = [
     "calibrate_selection",
     "pgf",
+    "profile_epsilon",
     "ratio_bound",
     "selection_delta",
     "selection_epsilon",
@@ -192,6 +193,23 @@ def _relation(neighbouring):
     }[neighbouring]
 
 
+def _selection_parts(event, neighbouring):
+    """``(base PLD, L, E[K])`` of a ``RepeatAndSelectDpEvent``."""
+    mean, shape = float(event.mean), float(event.shape)
+    base = _pld_of(event.event, neighbouring)
+    return (
+        base,
+        ratio_bound(base.get_delta_for_epsilon, mean, shape),
+        (_expected_runs(mean, shape)),
+    )
+
+
+def _selection_eps(parts, delta):
+    base, shift, runs = parts
+    level = min(float(delta) / runs, 1.0)
+    return max(float(base.get_epsilon_for_delta(level)), 0.0) + shift
+
+
 def selection_epsilon(event, delta, neighbouring="add_or_remove_one"):
     """Epsilon of a ``RepeatAndSelectDpEvent`` by the privacy-profile bound.
 
@@ -213,14 +231,60 @@ def selection_epsilon(event, delta, neighbouring="add_or_remove_one"):
     ValueError
         If the inner event is not supported by the PLD accountant.
     """
-    mean, shape = float(event.mean), float(event.shape)
     try:
-        base = _pld_of(event.event, neighbouring)
+        parts = _selection_parts(event, neighbouring)
     except (ZeroDivisionError, OverflowError):
         return math.inf
-    level = min(float(delta) / _expected_runs(mean, shape), 1.0)
-    eps_q = max(float(base.get_epsilon_for_delta(level)), 0.0)
-    return eps_q + ratio_bound(base.get_delta_for_epsilon, mean, shape)
+    return _selection_eps(parts, delta)
+
+
+#: Shares of delta given to the selection when it is composed with other events.
+_SPLITS = (0.5, 0.7, 0.8, 0.9, 0.95, 0.99)
+
+
+def profile_epsilon(event, delta, neighbouring="add_or_remove_one"):
+    """Epsilon of a selection, alone or composed with other mechanisms.
+
+    ``event`` is a ``RepeatAndSelectDpEvent`` (:func:`selection_epsilon`) or
+    a ``ComposedDpEvent`` of exactly one of them and of events that
+    dp-accounting's PLD accountant supports (for example the refit of the
+    selected candidate). The composition is the basic one: the selection at
+    ``(epsilon_1, delta_1)`` and the rest, composed by the PLD accountant, at
+    ``(epsilon_2, delta - delta_1)``, minimised over a few splits of delta.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        For any other event.
+    """
+    if isinstance(event, dp_event.RepeatAndSelectDpEvent):
+        return selection_epsilon(event, delta, neighbouring)
+    if not isinstance(event, dp_event.ComposedDpEvent):
+        raise ValueError(f"profile_epsilon: not a selection: {event!r}.")
+    selections = [
+        e for e in event.events if isinstance(e, dp_event.RepeatAndSelectDpEvent)
+    ]
+    rest = [
+        e for e in event.events if not isinstance(e, dp_event.RepeatAndSelectDpEvent)
+    ]
+    if len(selections) != 1:
+        raise ValueError("profile_epsilon: needs exactly one selection event.")
+    if not rest:
+        return selection_epsilon(selections[0], delta, neighbouring)
+    try:
+        parts = _selection_parts(selections[0], neighbouring)
+        other = _pld_of(dp_event.ComposedDpEvent(rest), neighbouring)
+    except (ZeroDivisionError, OverflowError):
+        return math.inf
+    return min(
+        _selection_eps(parts, share * delta)
+        + max(float(other.get_epsilon_for_delta((1 - share) * delta)), 0.0)
+        for share in _SPLITS
+    )
 
 
 def calibrate_selection(
@@ -235,9 +299,10 @@ def calibrate_selection(
 ):
     """Smallest noise (to ``rtol``) whose selection meets ``(epsilon, delta)``.
 
-    ``make_event(noise) -> RepeatAndSelectDpEvent``. The root is found on
-    :func:`selection_epsilon` and the returned noise is checked with it (and
-    increased until it passes): the result always meets the budget.
+    ``make_event(noise)`` returns an event accepted by
+    :func:`profile_epsilon`. The root is found on :func:`profile_epsilon`
+    and the returned noise is checked with it (and increased until it
+    passes): the result always meets the budget.
 
     Returns
     -------
@@ -252,7 +317,7 @@ def calibrate_selection(
 
     def f(s):
         if s not in cache:
-            cache[s] = selection_epsilon(make_event(s), delta, neighbouring)
+            cache[s] = profile_epsilon(make_event(s), delta, neighbouring)
         return cache[s]
 
     noise = _root(f, epsilon, start, rtol, max_noise)

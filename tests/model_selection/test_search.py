@@ -16,6 +16,7 @@ from dpestim.model_selection import PrivacyBudget, PrivateSearchCV
 from dpestim.model_selection._search import _sample_repetitions
 from dpestim.preprocessing import StandardScaler
 from dpestim.privacy import compute_epsilon
+from dpestim.privacy.repeat_select import profile_epsilon
 
 
 @pytest.fixture
@@ -32,8 +33,11 @@ def _lr():
 
 def test_search_guarantee_is_dp_accounting_value(data):
     X, y = data
-    search = PrivateSearchCV(_lr(), epsilon=1.0, n_candidates=3, random_state=0)
+    search = PrivateSearchCV(
+        _lr(), epsilon=1.0, n_candidates=3, random_state=0, accountant="rdp"
+    )
     search.fit(X, y)
+    assert search.accountant_ == "rdp"
     ev = search.dp_event_
     assert isinstance(ev, dp_event.RepeatAndSelectDpEvent)
     assert (ev.mean, ev.shape) == (3.0, 1.0)
@@ -145,3 +149,74 @@ def test_seeded_search_is_reproducible(data):
     assert a.best_params_ == b.best_params_
     assert a.best_score_ == b.best_score_
     assert (a.best_estimator_.coef_ == b.best_estimator_.coef_).all()
+
+
+def test_profile_accountant_certifies_less_noise(data):
+    X, y = data
+    rdp = PrivateSearchCV(
+        _lr(), epsilon=1.0, n_candidates=3, random_state=0, accountant="rdp"
+    ).fit(X, y)
+    auto = PrivateSearchCV(_lr(), epsilon=1.0, n_candidates=3, random_state=0)
+    auto.fit(X, y)
+    assert auto.accountant_ == "profile"
+    assert auto.noise_multiplier_ < 0.9 * rdp.noise_multiplier_
+    ev = auto.dp_event_
+    assert isinstance(ev, dp_event.RepeatAndSelectDpEvent)
+    assert auto.epsilon_ == profile_epsilon(ev, 1e-5)
+    assert 0.99 < auto.epsilon_ <= 1.0
+    # the same event is above the budget for RDP: the profile bound certifies it
+    assert compute_epsilon(ev, 1e-5, "rdp") > 1.0
+    assert "Koskela" in auto.privacy_report()
+    pld = PrivateSearchCV(
+        _lr(), epsilon=1.0, n_candidates=3, random_state=0, accountant="pld"
+    ).fit(X, y)
+    assert pld.noise_multiplier_ == auto.noise_multiplier_
+
+
+def test_auto_accountant_is_rdp_under_a_budget(data):
+    X, y = data
+    budget = PrivacyBudget(1.0, 1e-5)
+    s = PrivateSearchCV(
+        _lr(), epsilon=1.0, n_candidates=2, random_state=0, budget=budget
+    ).fit(X, y)
+    assert s.accountant_ == "rdp"
+    assert budget.spent()[0] <= 1.0
+    with pytest.raises(ValueError, match="accountant='profile' needs epsilon"):
+        PrivateSearchCV(_lr(), epsilon=None, accountant="profile", budget=budget).fit(
+            X, y
+        )
+
+
+@pytest.mark.parametrize("accountant", ["rdp", "auto"])
+def test_refit_is_accounted_and_uses_all_rows(data, accountant):
+    X, y = data
+    plain = PrivateSearchCV(
+        _lr(), epsilon=1.0, n_candidates=2, random_state=0, accountant=accountant
+    ).fit(X, y)
+    budget = PrivacyBudget(2.0, 1e-5)
+    s = PrivateSearchCV(
+        _lr(),
+        epsilon=1.0,
+        n_candidates=2,
+        random_state=0,
+        refit=True,
+        accountant=accountant,
+        budget=budget if accountant == "rdp" else None,
+    ).fit(X, y)
+    ev = s.dp_event_
+    assert isinstance(ev, dp_accounting.ComposedDpEvent)
+    selection, refit = ev.events
+    assert isinstance(selection, dp_event.RepeatAndSelectDpEvent)
+    # the released model is the refit on all 4000 rows, charged in the event
+    assert s.best_estimator_.dp_event_ == refit
+    assert refit.event.sampling_probability == pytest.approx(100 / 4000)
+    assert selection.event.events[0].event.sampling_probability == pytest.approx(
+        100 / 3200
+    )
+    assert s.best_estimator_.noise_multiplier_ == s.noise_multiplier_
+    assert s.noise_multiplier_ > plain.noise_multiplier_
+    assert s.epsilon_ <= 1.0
+    assert compute_epsilon(ev, 1e-5, "rdp") >= s.epsilon_
+    if accountant == "rdp":
+        assert budget.records[0][0] == ev and len(budget.records) == 1
+    assert s.score(X, y) > 0.8

@@ -177,10 +177,9 @@ def test_profile_bound_below_rdp(noise, mean, shape, delta, kind):
 )
 def test_profile_bound_below_rdp_fast(noise, mean, shape):
     event = dp_event.RepeatAndSelectDpEvent(_inner(noise, "gaussian"), mean, shape)
-    assert (
-        selection_epsilon(event, 1e-5)
-        < rdp.RdpAccountant().compose(event).get_epsilon(1e-5)
-    )
+    assert selection_epsilon(event, 1e-5) < rdp.RdpAccountant().compose(
+        event
+    ).get_epsilon(1e-5)
 
 
 def test_calibration_meets_the_budget_and_is_tight():
