@@ -51,7 +51,7 @@ def test_search_guarantee_is_dp_accounting_value(data):
     assert search.cv_results_["params"][0] == search.best_params_
     assert search.best_estimator_.noise_multiplier_ == search.noise_multiplier_
     assert search.score(X, y) > 0.8
-    # default space: learning rate a factor in [1/4, 4] of the estimator's 0.5
+    # default space: learning rate a factor in [1/3, 3] of the estimator's 0.5
     assert 0.125 <= search.best_params_["learning_rate"] <= 2.0
     assert "Papernot" in search.privacy_report()
 
