@@ -22,17 +22,11 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..privacy import calibrate_noise, compute_epsilon
-from ..privacy.charging import (
-    FitCharge,
-    _targets,
-    charge_fit,
-    pop_target,
-    push_target,
-)
+from ..privacy import calibrate_noise
+from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
 from ..privacy.ledger import accountable_event
-from ..privacy.repeat_select import calibrate_selection, profile_epsilon
 from ..utils import check_generator
+from ._select_accounting import calibrate_search, search_epsilon
 from ._space import Factor, default_space, resolve_relative, sample_candidate
 from ._workflow import check_private_steps
 
@@ -363,39 +357,7 @@ default="geometric"
             cache_key=("GaussianDpEvent",),
         )
 
-    def _accountants(self):
-        """The accountants to calibrate with (see ``accountant``)."""
-        name = "profile" if self.accountant == "pld" else self.accountant
-        if name == "profile" and self.epsilon is None:
-            raise ValueError(
-                "accountant='profile' needs epsilon (epsilon=None spends a "
-                "budget with its RDP accountant)."
-            )
-        if name != "auto":
-            return (name,)
-        if self.epsilon is None or self.budget is not None or _targets():
-            return ("rdp",)  # a budget composes with its RDP accountant
-        return ("rdp", "profile")
-
     def _calibrate(self, make_event, relation):
-        """``(noise, accountant)``: the smallest noise any accountant certifies."""
-        results = []
-        for name in self._accountants():
-            if name == "rdp":
-                results.append((self._calibrate_rdp(make_event, relation), name))
-                continue
-            try:
-                noise = calibrate_selection(
-                    make_event, self.epsilon, self.delta, relation
-                )
-            except ValueError:
-                if self.accountant == "auto":
-                    continue  # the PLD does not support the event: RDP alone
-                raise
-            results.append((noise, name))
-        return min(results)
-
-    def _calibrate_rdp(self, make_event, relation):
         """Noise of every candidate: the search alone, or the budget's remainder."""
         if self.epsilon is not None:
             return calibrate_noise(
@@ -500,7 +462,7 @@ default="geometric"
             def refit_expected(noise):
                 return fixed_full + [make_full(noise)]
 
-        nm, accountant = self._calibrate(make_event, relation)
+        nm, accountant = calibrate_search(self, make_event, relation)
         event = make_event(nm)
         expected = fixed + [make_fit(nm)]
         for params in candidates:
@@ -556,11 +518,9 @@ default="geometric"
         self.delta_ = float(
             self.delta if self.epsilon is not None else self.budget.delta
         )
-        eps = {"rdp": compute_epsilon(event, self.delta_, "rdp", relation)}
-        if accountant == "profile":
-            eps["profile"] = profile_epsilon(event, self.delta_, relation)
-        self.accountant_ = min(eps, key=eps.get)
-        self.epsilon_ = float(eps[self.accountant_])
+        self.accountant_, self.epsilon_ = search_epsilon(
+            event, self.delta_, relation, accountant
+        )
         self.n_features_in_ = best.n_features_in_
         if hasattr(best, "classes_"):
             self.classes_ = best.classes_
