@@ -9,6 +9,7 @@ distribution of ``K``; dp-accounting computes it for
 """
 
 import math
+import warnings
 from numbers import Real
 
 import dp_accounting
@@ -22,6 +23,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ..exceptions import UtilityWarning
 from ..privacy import calibrate_noise
 from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
 from ..privacy.ledger import accountable_event
@@ -31,6 +33,9 @@ from ._space import Factor, default_space, resolve_relative, sample_candidate
 from ._workflow import check_private_steps
 
 __all__ = ["PrivateSearchCV"]
+
+#: Score noise (std, in score units) above which the selection is near random.
+_SCORE_STD_WARN = 0.02
 
 #: distribution name -> shape parameter of ``RepeatAndSelectDpEvent``
 _SHAPES = {"poisson": math.inf, "geometric": 1.0, "logarithmic": 0.0}
@@ -440,6 +445,16 @@ default="geometric"
             raise ValueError("PrivateSearchCV: steps under different relations.")
         relation = relations.pop()
         sigma = self._score_sigma(n_val)
+        if sigma / n_val > _SCORE_STD_WARN:  # public: n, epsilon, delta
+            warnings.warn(
+                f"PrivateSearchCV: the noisy validation score has a standard "
+                f"deviation of {100 * sigma / n_val:.1f} points on {n_val} "
+                "validation rows, so the selection is close to random; one fit "
+                "at the estimator's defaults is likely better (or give more "
+                "rows, a larger validation_fraction or epsilon).",
+                UtilityWarning,
+                stacklevel=2,
+            )
         score_event = dp_event.GaussianDpEvent(sigma)
 
         def make_selection(noise):

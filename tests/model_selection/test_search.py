@@ -220,3 +220,25 @@ def test_refit_is_accounted_and_uses_all_rows(data, accountant):
     if accountant == "rdp":
         assert budget.records[0][0] == ev and len(budget.records) == 1
     assert s.score(X, y) > 0.8
+
+
+def test_small_validation_split_warns_before_running():
+    from dpestim.exceptions import UtilityWarning
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(600, 3)) / 2
+    y = (X[:, 0] > 0).astype(int)
+    # 120 validation rows: score noise std ~48 counts at epsilon 1 (40 points)
+    with pytest.warns(UtilityWarning, match="close to random"):
+        PrivateSearchCV(_lr(), n_candidates=1, random_state=0).fit(X, y)
+
+
+def test_large_validation_split_does_not_warn(data):
+    from dpestim.exceptions import UtilityWarning
+
+    X, y = data
+    big = np.tile(X, (3, 1)), np.tile(y, 3)  # 2400 validation rows at epsilon 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UtilityWarning)
+        warnings.filterwarnings("ignore", message="max_iter=2")
+        PrivateSearchCV(_lr(), epsilon=8.0, n_candidates=1, random_state=0).fit(*big)
