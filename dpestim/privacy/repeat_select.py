@@ -14,9 +14,7 @@ its own (the paper's own statement could not be consulted while this was
 written, so no theorem number is claimed: the bound below is derived and
 tested here, not copied).
 
-Bound
------
-Let ``P, P'`` be the output distributions of ``Q`` on neighbouring datasets,
+**The bound.** Let ``P, P'`` be the output distributions of ``Q`` on neighbouring datasets,
 ordered by the score (ties broken by an independent uniform variable, which
 changes neither ``delta_Q`` nor the released output), ``F(y) = P(<= y)``,
 ``S = 1 - F``, and ``phi(z) = E[z**K]``. The released output has density
@@ -50,9 +48,7 @@ against the exact hockey-stick divergence of the selection of small discrete
 mechanisms (randomized response and random pairs of distributions) and
 against the RDP bound of dp-accounting.
 
-References
-----------
-A. Koskela, R. Redberg and Y.-X. Wang, "Privacy profiles for private
+References: A. Koskela, R. Redberg and Y.-X. Wang, "Privacy profiles for private
 selection", ICML 2024, https://arxiv.org/abs/2402.06701.
 N. Papernot and T. Steinke, "Hyperparameter tuning with Renyi differential
 privacy", ICLR 2022.
