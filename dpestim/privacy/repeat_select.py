@@ -14,11 +14,12 @@ its own (the paper's own statement could not be consulted while this was
 written, so no theorem number is claimed: the bound below is derived and
 tested here, not copied).
 
-**The bound.** Let ``P, P'`` be the output distributions of ``Q`` on neighbouring datasets,
-ordered by the score (ties broken by an independent uniform variable, which
-changes neither ``delta_Q`` nor the released output), ``F(y) = P(<= y)``,
-``S = 1 - F``, and ``phi(z) = E[z**K]``. The released output has density
-``phi'(F(y))`` with respect to ``P`` (the best of ``K`` i.i.d. runs), so for
+**The bound.** Let ``P, P'`` be the output distributions of ``Q`` on
+neighbouring datasets, ordered by the score (ties broken by an independent
+uniform variable, which changes neither ``delta_Q`` nor the released
+output), ``F(y) = P(<= y)``, ``S = 1 - F``, and ``phi(z) = E[z**K]``. The
+released output has density ``phi'(F(y))`` with respect to ``P`` (the best
+of ``K`` i.i.d. runs), so for
 any ``epsilon``::
 
     H_{e^eps}(A || A') = int [phi'(F) dP - e^eps phi'(F') dP']_+
@@ -58,6 +59,7 @@ import math
 
 import numpy as np
 from dp_accounting import dp_event, pld
+from dp_accounting.pld.common import DifferentialPrivacyParameters
 from dp_accounting.rdp.rdp_privacy_accountant import (
     _gamma_truncated_negative_binomial,
 )
@@ -246,7 +248,10 @@ def profile_epsilon(event, delta, neighbouring="add_or_remove_one"):
     dp-accounting's PLD accountant supports (for example the refit of the
     selected candidate). The composition is the basic one: the selection at
     ``(epsilon_1, delta_1)`` and the rest, composed by the PLD accountant, at
-    ``(epsilon_2, delta - delta_1)``, minimised over a few splits of delta.
+    ``(epsilon_2, delta - delta_1)``, or the selection's canonical
+    ``(epsilon_1, delta_1)`` pair composed with the rest's PLD by
+    dp-accounting (optimal composition of an ``(epsilon_1, delta_1)``-DP
+    mechanism), minimised over a few splits of delta.
 
     Returns
     -------
@@ -276,11 +281,24 @@ def profile_epsilon(event, delta, neighbouring="add_or_remove_one"):
         other = _pld_of(dp_event.ComposedDpEvent(rest), neighbouring)
     except (ZeroDivisionError, OverflowError):
         return math.inf
-    return min(
-        _selection_eps(parts, share * delta)
-        + max(float(other.get_epsilon_for_delta((1 - share) * delta)), 0.0)
-        for share in _SPLITS
-    )
+    best = math.inf
+    for share in _SPLITS:
+        eps_sel = _selection_eps(parts, share * delta)
+        # basic composition, and the optimal composition of the canonical
+        # (eps_sel, share * delta) pair (which dominates every mechanism with
+        # that guarantee) with the rest's PLD; both are valid, keep the smaller
+        basic = eps_sel + max(
+            float(other.get_epsilon_for_delta((1 - share) * delta)), 0
+        )
+        best = min(best, basic)
+        if math.isfinite(eps_sel):
+            canon = pld.privacy_loss_distribution.from_privacy_parameters(
+                DifferentialPrivacyParameters(eps_sel, share * delta),
+                value_discretization_interval=_PLD_INTERVAL,
+            )
+            joint = canon.compose(other)
+            best = min(best, max(float(joint.get_epsilon_for_delta(delta)), 0.0))
+    return best
 
 
 def calibrate_selection(

@@ -10,6 +10,7 @@ from dp_accounting import dp_event, rdp
 from dpestim.privacy.repeat_select import (
     calibrate_selection,
     pgf,
+    profile_epsilon,
     ratio_bound,
     selection_delta,
     selection_epsilon,
@@ -189,3 +190,23 @@ def test_calibration_meets_the_budget_and_is_tight():
     noise = calibrate_selection(make, 1.0, 1e-5)
     assert selection_epsilon(make(noise), 1e-5) <= 1.0
     assert selection_epsilon(make(noise * 0.98), 1e-5) > 1.0
+
+
+def test_composition_with_a_refit():
+    from dp_accounting import pld
+
+    inner = _inner(4.0, "subsampled")
+    refit = dp_event.SelfComposedDpEvent(
+        dp_event.PoissonSampledDpEvent(0.02, dp_event.GaussianDpEvent(4.0)), 300
+    )
+    selection = dp_event.RepeatAndSelectDpEvent(inner, 5.0, 1.0)
+    both = profile_epsilon(dp_event.ComposedDpEvent([selection, refit]), 1e-5)
+    alone = selection_epsilon(selection, 1e-5)
+    acc = pld.PLDAccountant(value_discretization_interval=1e-3).compose(refit)
+    assert both > alone and both > acc.get_epsilon(1e-5)
+    basic = selection_epsilon(selection, 0.5e-5) + acc.get_epsilon(0.5e-5)
+    assert both <= basic
+    with pytest.raises(ValueError, match="exactly one selection"):
+        profile_epsilon(dp_event.ComposedDpEvent([selection, selection]), 1e-5)
+    with pytest.raises(ValueError, match="not a selection"):
+        profile_epsilon(refit, 1e-5)
