@@ -232,7 +232,7 @@ default="geometric"
     >>> from dpestim import LogisticRegression
     >>> from dpestim.model_selection import PrivateSearchCV
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(4000, 4)) / 2
+    >>> X = rng.normal(size=(20000, 4)) / 2
     >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
     >>> search = PrivateSearchCV(
     ...     LogisticRegression(classes=[0, 1]), epsilon=1.0, n_candidates=3,
