@@ -137,7 +137,7 @@ def test_single_run_is_the_base_mechanism():
     assert one == pytest.approx(base.get_epsilon(1e-5), rel=1e-9)
 
 
-# The regime of PrivateSearchCV: total epsilon ~0.3-5, delta 1e-5..1e-7,
+# The regime of PrivateSearchCV: total epsilon ~0.2-10, delta 1e-5..1e-7,
 # truncated negative binomial distributions, mean 2-20 candidates.
 _GRID = list(
     itertools.product(
@@ -167,10 +167,10 @@ def test_profile_bound_below_rdp(noise, mean, shape, delta, kind):
     event = dp_event.RepeatAndSelectDpEvent(_inner(noise, kind), mean, shape)
     profile = selection_epsilon(event, delta)
     rdp_eps = rdp.RdpAccountant().compose(event).get_epsilon(delta)
-    if rdp_eps > 0.3:
-        assert profile <= rdp_eps
-    else:  # below 0.3 the PLD discretisation is not negligible: at most 5% worse
-        assert profile <= 1.05 * rdp_eps
+    # measured: 0.61-0.93 of the RDP epsilon on this grid (median 0.86). Out
+    # of it the bound can be looser: at epsilon ~0.1 (noise 30, subsampled)
+    # and for the Poisson distribution of mean 40, where "auto" keeps RDP.
+    assert profile <= rdp_eps
 
 
 @pytest.mark.parametrize(
