@@ -7,15 +7,14 @@ import numpy as np
 from scipy.stats import loguniform
 from sklearn.utils import check_random_state
 
-from ..solvers._policy import PRIVATE_CLIP_NORM
-
 __all__ = ["Relative", "default_space", "sample_candidate"]
 
 #: Multiplicative range of the learning rate around the resolved value.
-_LR_FACTOR = 4.0
-#: Multiplicative range of the clip norm around the estimator's value.
+_LR_FACTOR = 3.0
+#: Multiplicative range of the clip norm around the resolved value.
 _CLIP_FACTOR = 2.0
-_ALPHA = (1e-6, 1e-3)
+#: Probability that a default candidate keeps a parameter's resolved value.
+_CENTRE = 0.5
 
 
 class Relative:
@@ -34,9 +33,14 @@ class Relative:
         list of positive finite factors drawn uniformly (with replacement,
         as lists in ``param_distributions``). Every drawn factor must be
         positive and finite.
+    centre : float in [0, 1], default=0.0
+        Probability of the factor 1 (the estimator's own value) instead of a
+        draw from ``dist``: a mixture, so candidates stay i.i.d.
     """
 
-    def __init__(self, dist):
+    def __init__(self, dist, centre=0.0):
+        if not (isinstance(centre, numbers.Real) and 0.0 <= centre <= 1.0):
+            raise ValueError(f"centre must be in [0, 1], got {centre!r}.")
         if not hasattr(dist, "rvs"):
             if isinstance(dist, (str, bytes)) or not hasattr(dist, "__iter__"):
                 raise TypeError(
@@ -48,15 +52,21 @@ class Relative:
                 raise ValueError("Relative(dist): the list of factors is empty.")
             dist = [Factor(v) for v in values]  # each validated
         self.dist = dist
+        self.centre = centre
 
     def rvs(self, random_state=None):
         """Draw one factor (a :class:`Factor`)."""
+        if self.centre > 0:
+            if random_state is None or not hasattr(random_state, "random"):
+                raise TypeError("Relative with centre > 0 needs a Generator.")
+            if random_state.random() < self.centre:
+                return Factor(1.0)
         if isinstance(self.dist, list):
             return self.dist[_uniform_index(len(self.dist), random_state)]
-        return Factor(self.dist.rvs(random_state=random_state))
+        return Factor(float(self.dist.rvs(random_state=random_state)))
 
     def __repr__(self):
-        return f"Relative({self.dist!r})"
+        return f"Relative({self.dist!r}, centre={self.centre!r})"
 
 
 def _uniform_index(k, random_state):
@@ -118,14 +128,16 @@ def _private_step(estimator):
 def default_space(estimator):
     """The default search space of :class:`PrivateSearchCV` for ``estimator``.
 
-    Centred on the estimator's own (public) settings: ``learning_rate`` a
-    log-uniform factor in ``[1/4, 4]`` of the value the estimator resolves
-    (its explicit value, or its solver's ``"auto"`` value; see
-    :class:`Relative`), ``clip_norm`` log-uniform in ``[c / 2, 2 c]`` (``c``
-    the clip norm, 1.0 for ``"auto"`` in a private fit) and
-    ``alpha`` log-uniform in ``[1e-6, 1e-3]``. Parameters absent from the
-    estimator are left alone. None of them changes the mechanism's
-    ``DpEvent``.
+    Small and centred on the estimator's own plan (its explicit values, or
+    what its solver resolves for ``"auto"`` from public quantities; see
+    :class:`Relative`): ``learning_rate`` and ``clip_norm``, each with
+    probability 1/2 the resolved value and otherwise a log-uniform factor
+    of it in ``[1/3, 3]`` (learning rate) or ``[1/2, 2]`` (clip norm). A
+    candidate is therefore the plain ``"auto"`` plan with probability 1/4,
+    and a search of ``K`` candidates contains it with probability ``1 -
+    (3/4)**K``. ``alpha`` is not searched (its effect is small at the
+    default). Neither parameter changes the mechanism's ``DpEvent``;
+    parameters absent from the estimator are left alone.
 
     Parameters
     ----------
@@ -142,16 +154,16 @@ def default_space(estimator):
     space = {}
     if "learning_rate" in params:
         space[prefix + "learning_rate"] = Relative(
-            loguniform(1 / _LR_FACTOR, _LR_FACTOR)
+            loguniform(1 / _LR_FACTOR, _LR_FACTOR), centre=_CENTRE
         )
     c = params.get("clip_norm")
-    if isinstance(c, str) and c == "auto":
-        # a searched fit is private: "auto" is the private clip norm there
-        c = PRIVATE_CLIP_NORM
-    if isinstance(c, numbers.Real) and 0 < c < float("inf"):
-        space[prefix + "clip_norm"] = loguniform(c / _CLIP_FACTOR, c * _CLIP_FACTOR)
-    if "alpha" in params:
-        space[prefix + "alpha"] = loguniform(*_ALPHA)
+    if (isinstance(c, str) and c == "auto") or (
+        isinstance(c, numbers.Real) and 0 < c < float("inf")
+    ):
+        # a searched fit is private: its plan resolves a finite clip norm
+        space[prefix + "clip_norm"] = Relative(
+            loguniform(1 / _CLIP_FACTOR, _CLIP_FACTOR), centre=_CENTRE
+        )
     if not space:
         raise ValueError(
             f"No default search space for {type(step).__name__}: give "

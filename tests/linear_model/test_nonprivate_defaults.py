@@ -156,8 +156,19 @@ def test_a_private_plan_carrying_row_norms_is_refused():
 
 
 def test_default_search_space_reads_auto_as_the_private_clip_norm():
+    # the clip norm is a factor of the value the (private) candidate's plan
+    # resolves: "auto" is the private clip norm there, not the unclipped one
+    from dpestim.model_selection import PrivateSearchCV
+    from dpestim.solvers._policy import PRIVATE_CLIP_NORM
+
     space = default_space(LogisticRegression())
-    assert space["clip_norm"].support() == pytest.approx((0.5, 2.0))
+    assert space["clip_norm"].dist.support() == pytest.approx((0.5, 2.0))
+    rng = _rng("space")
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] > 0).astype(int)
+    search = PrivateSearchCV(LogisticRegression(classes=[0, 1]))
+    charges = search._probe({}, X, y, 1.0)
+    assert charges[-1].plan.clip_norm == PRIVATE_CLIP_NORM
 
 
 @pytest.mark.parametrize("solver", ["dp-sgd", "dp-gd", "dp-scd"])

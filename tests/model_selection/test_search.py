@@ -18,6 +18,7 @@ from dpestim.model_selection import PrivacyBudget, PrivateSearchCV
 from dpestim.model_selection._search import _sample_repetitions
 from dpestim.preprocessing import StandardScaler
 from dpestim.privacy import compute_epsilon
+from dpestim.privacy.repeat_select import profile_epsilon
 
 
 @pytest.fixture
@@ -34,8 +35,11 @@ def _lr():
 
 def test_search_guarantee_is_dp_accounting_value(data):
     X, y = data
-    search = PrivateSearchCV(_lr(), epsilon=1.0, n_candidates=3, random_state=0)
+    search = PrivateSearchCV(
+        _lr(), epsilon=1.0, n_candidates=3, random_state=0, accountant="rdp"
+    )
     search.fit(X, y)
+    assert search.accountant_ == "rdp"
     ev = search.dp_event_
     assert isinstance(ev, dp_event.RepeatAndSelectDpEvent)
     assert (ev.mean, ev.shape) == (3.0, 1.0)
@@ -49,7 +53,7 @@ def test_search_guarantee_is_dp_accounting_value(data):
     assert search.cv_results_["params"][0] == search.best_params_
     assert search.best_estimator_.noise_multiplier_ == search.noise_multiplier_
     assert search.score(X, y) > 0.8
-    # default space: learning rate a factor in [1/4, 4] of the estimator's 0.5
+    # default space: learning rate a factor in [1/3, 3] of the estimator's 0.5
     assert 0.125 <= search.best_params_["learning_rate"] <= 2.0
     assert "Papernot" in search.privacy_report()
 
@@ -260,3 +264,96 @@ def test_released_candidate_does_not_carry_its_noise_stream(data):
         s = PrivateSearchCV(pipe, n_candidates=2, random_state=0).fit(X, y)
         assert s.best_estimator_[0].random_state == own
         assert s.best_estimator_[-1].random_state == own
+
+
+def test_profile_accountant_certifies_less_noise(data):
+    X, y = data
+    rdp = PrivateSearchCV(
+        _lr(), epsilon=1.0, n_candidates=3, random_state=0, accountant="rdp"
+    ).fit(X, y)
+    auto = PrivateSearchCV(_lr(), epsilon=1.0, n_candidates=3, random_state=0)
+    auto.fit(X, y)
+    assert auto.accountant_ == "profile"
+    assert auto.noise_multiplier_ < 0.9 * rdp.noise_multiplier_
+    ev = auto.dp_event_
+    assert isinstance(ev, dp_event.RepeatAndSelectDpEvent)
+    assert auto.epsilon_ == profile_epsilon(ev, 1e-5)
+    assert 0.99 < auto.epsilon_ <= 1.0
+    # the same event is above the budget for RDP: the profile bound certifies it
+    assert compute_epsilon(ev, 1e-5, "rdp") > 1.0
+    assert "Koskela" in auto.privacy_report()
+    pld = PrivateSearchCV(
+        _lr(), epsilon=1.0, n_candidates=3, random_state=0, accountant="pld"
+    ).fit(X, y)
+    assert pld.noise_multiplier_ == auto.noise_multiplier_
+
+
+def test_auto_accountant_is_rdp_under_a_budget(data):
+    X, y = data
+    budget = PrivacyBudget(1.0, 1e-5)
+    s = PrivateSearchCV(
+        _lr(), epsilon=1.0, n_candidates=2, random_state=0, budget=budget
+    ).fit(X, y)
+    assert s.accountant_ == "rdp"
+    assert budget.spent()[0] <= 1.0
+    with pytest.raises(ValueError, match="accountant='profile' needs epsilon"):
+        PrivateSearchCV(_lr(), epsilon=None, accountant="profile", budget=budget).fit(
+            X, y
+        )
+
+
+@pytest.mark.parametrize("accountant", ["rdp", "auto"])
+def test_refit_is_accounted_and_uses_all_rows(data, accountant):
+    X, y = data
+    plain = PrivateSearchCV(
+        _lr(), epsilon=1.0, n_candidates=2, random_state=0, accountant=accountant
+    ).fit(X, y)
+    budget = PrivacyBudget(2.0, 1e-5)
+    s = PrivateSearchCV(
+        _lr(),
+        epsilon=1.0,
+        n_candidates=2,
+        random_state=0,
+        refit=True,
+        accountant=accountant,
+        budget=budget if accountant == "rdp" else None,
+    ).fit(X, y)
+    ev = s.dp_event_
+    assert isinstance(ev, dp_accounting.ComposedDpEvent)
+    selection, refit = ev.events
+    assert isinstance(selection, dp_event.RepeatAndSelectDpEvent)
+    # the released model is the refit on all 4000 rows, charged in the event
+    assert s.best_estimator_.dp_event_ == refit
+    assert refit.event.sampling_probability == pytest.approx(100 / 4000)
+    assert selection.event.events[0].event.sampling_probability == pytest.approx(
+        100 / 3200
+    )
+    assert s.best_estimator_.noise_multiplier_ == s.noise_multiplier_
+    assert s.noise_multiplier_ > plain.noise_multiplier_
+    assert s.epsilon_ <= 1.0
+    assert compute_epsilon(ev, 1e-5, "rdp") >= s.epsilon_
+    if accountant == "rdp":
+        assert budget.records[0][0] == ev and len(budget.records) == 1
+    assert s.score(X, y) > 0.8
+
+
+def test_small_validation_split_warns_before_running():
+    from dpestim.exceptions import UtilityWarning
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(600, 3)) / 2
+    y = (X[:, 0] > 0).astype(int)
+    # 120 validation rows: score noise std ~48 counts at epsilon 1 (40 points)
+    with pytest.warns(UtilityWarning, match="close to random"):
+        PrivateSearchCV(_lr(), n_candidates=1, random_state=0).fit(X, y)
+
+
+def test_large_validation_split_does_not_warn(data):
+    from dpestim.exceptions import UtilityWarning
+
+    X, y = data
+    big = np.tile(X, (3, 1)), np.tile(y, 3)  # 2400 validation rows at epsilon 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UtilityWarning)
+        warnings.filterwarnings("ignore", message="max_iter=2")
+        PrivateSearchCV(_lr(), epsilon=8.0, n_candidates=1, random_state=0).fit(*big)
