@@ -37,6 +37,7 @@ from ..solvers.saddle._sgda_kernels import DUAL_WEIGHTS
 from ..solvers.saddle.sgda import NoisySGDA, SGDAPlan
 from ..utils import check_generator
 from ..utils.fit_warnings import collect_fit_warnings, warn_in_fit
+from ._proportions import GroupProportionsMixin
 
 #: Largest public Lipschitz constant: the step sizes scale with its inverse.
 _MAX_LIPSCHITZ = 1e200
@@ -69,7 +70,7 @@ def _sensitive_codes(sensitive_features, n):
     return a
 
 
-class BaseMinimaxModel(BaseEstimator):
+class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
     """Parameters, group handling, privacy budget and fitting.
 
     Subclasses implement ``_encode_target(y)``, ``_n_cells(n_groups)``,
@@ -171,44 +172,6 @@ class BaseMinimaxModel(BaseEstimator):
                 f"groups={groups.tolist()}."
             )
         return groups, codes
-
-    def _proportions(self, cells, n_cells, eps_prop, rng):
-        """Cell proportions: public, uniform, or a Laplace histogram."""
-        gp = self.group_proportions
-        if isinstance(gp, str) and gp == "uniform":
-            pi = np.full(n_cells, 1.0 / n_cells)
-            return pi, float(pi.min())
-        if isinstance(gp, str) and gp == "private":
-            counts = np.bincount(cells, minlength=n_cells).astype(float)
-            if math.isfinite(eps_prop):
-                # replace-one: the count histogram has l1 sensitivity 2
-                counts = counts + rng.laplace(0.0, 2.0 / eps_prop, n_cells)
-            floor = (
-                0.5 / n_cells
-                if self.min_group_proportion is None
-                else float(self.min_group_proportion)
-            )
-            pi = np.clip(counts / cells.shape[0], floor, 1.0)
-            return pi, floor
-        pi = self._proportion_array(gp, n_cells)
-        return pi, float(pi.min())
-
-    @staticmethod
-    def _proportion_array(gp, n_cells=None):
-        try:
-            pi = np.asarray(gp, dtype=float).ravel()
-        except (TypeError, ValueError):
-            pi = np.zeros(0)
-        ok = pi.shape[0] > 0 and np.all((pi > 0) & (pi <= 1))
-        if not ok or (n_cells is not None and pi.shape[0] != n_cells):
-            count = (
-                "one per cell" if n_cells is None else f"{n_cells} values, one per cell"
-            )
-            raise ValueError(
-                "group_proportions must be 'uniform', 'private' or public "
-                f"proportions in (0, 1] ({count}, see the docstring); got {gp!r}."
-            )
-        return pi
 
     def _clip_X(self, X):
         b = float(self.feature_bound)
@@ -475,66 +438,6 @@ class BaseMinimaxModel(BaseEstimator):
             dual = np.concatenate([np.maximum(dual, 0), np.maximum(-dual, 0), [0.0]])
             dual = dual / problem.bound
         return result.x, dual
-
-    def _gaussian_proportions(self, cells, n_cells, sigma_h, rng):
-        """Cell proportions for noisy-sgda; second value: are they public."""
-        gp = self.group_proportions
-        if isinstance(gp, str) and gp == "uniform":
-            return np.full(n_cells, 1.0 / n_cells), False
-        if isinstance(gp, str) and gp == "private":
-            counts = np.bincount(cells, minlength=n_cells).astype(float)
-            if sigma_h > 0:
-                counts = counts + sigma_h * rng.standard_normal(n_cells)
-            # the sums form needs no Lipschitz floor (a record's gradient is
-            # bounded whatever pi): the default floor is one row, 1 / n
-            floor = (
-                1.0 / cells.shape[0]
-                if self.min_group_proportion is None
-                else float(self.min_group_proportion)
-            )
-            pi = np.maximum(counts / cells.shape[0], floor)
-            return self._at_least_one_row(pi), False
-        pi = self._proportion_array(gp, n_cells)
-        return self._at_least_one_row(pi), True
-
-    @staticmethod
-    def _at_least_one_row(pi):
-        """Normalised, and no cell below ``1e-9`` (a proportion below one row
-        of any realistic dataset; keeps ``1 / pi`` finite in the dual set)."""
-        pi = np.maximum(pi / pi.sum(), 1e-9)
-        return pi / pi.sum()
-
-    def _check_group_sizes(self, pi, n, params, sigma_h, public):
-        """Warn when a cell is too small for the budget (no private count used).
-
-        ``needed`` is computed from public quantities: a cell needs enough
-        rows that the noise on its share of the averaged dual gradient is at
-        most 1/10 of the signal, ``10 sigma C / (q sqrt(T / 2))`` rows, and
-        that its noisy count is ten noise deviations from zero. It is
-        compared with ``pi * n``, where ``pi`` is public or already released
-        (privately estimated) proportions; never with a private count.
-        """
-        sigma, clip = params["noise_multiplier"], params["clip_norm"]
-        if sigma == 0 and sigma_h == 0:
-            return
-        q, T = params["sampling_prob"], params["max_iter"]
-        needed = 10 * sigma * clip / (q * math.sqrt(max(1.0, T / 2)))
-        needed = int(math.ceil(max(needed, 10 * sigma_h)))
-        if isinstance(self.group_proportions, str) and self.group_proportions == (
-            "uniform"
-        ):
-            return
-        small = np.flatnonzero(pi * n < needed)
-        if small.size:
-            what = "public" if public else "privately estimated (released)"
-            self._warn(
-                f"{small.size} cell(s) (indices {small.tolist()}) have fewer rows "
-                f"than the {needed} this budget needs (by the {what} proportions "
-                f"group_proportions_): their constraint or risk estimate is "
-                "dominated by noise. Increase epsilon, merge groups, or collect "
-                "more rows for them.",
-                PrivacyBudgetWarning,
-            )
 
     def privacy_report(self):
         """The privacy guarantee of the fitted model (a :class:`PrivacyReport`)."""
