@@ -15,9 +15,6 @@ from numbers import Real
 import dp_accounting
 import numpy as np
 from dp_accounting import dp_event
-from dp_accounting.rdp.rdp_privacy_accountant import (
-    _gamma_truncated_negative_binomial,
-)
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -26,11 +23,15 @@ from sklearn.utils.validation import check_is_fitted
 from ..exceptions import UtilityWarning
 from ..privacy import calibrate_noise
 from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
-from ..privacy.ledger import accountable_event
 from ._search_rules import (
+    _SHAPES,
     _check_searched_keys,
+    _final_private_step,
+    _Interceptor,
     _private_steps,
+    _Probe,
     _probe_values,
+    _sample_repetitions,
     _streams,
 )
 from ._select_accounting import calibrate_search, search_epsilon
@@ -41,68 +42,6 @@ __all__ = ["PrivateSearchCV"]
 
 #: Score noise (std, in score units) above which the selection is near random.
 _SCORE_STD_WARN = 0.02
-
-#: distribution name -> shape parameter of ``RepeatAndSelectDpEvent``
-_SHAPES = {"poisson": math.inf, "geometric": 1.0, "logarithmic": 0.0}
-
-
-class _Probe(Exception):
-    """Stops a probing fit at the model's charge (nothing has run)."""
-
-
-class _Interceptor:
-    """Charge target of one candidate fit: records, checks, stops propagation.
-
-    In probe mode it records the charges and stops the fit at the one that
-    carries ``make_event`` (the model whose noise the search calibrates). In
-    run mode it checks that every charge is the event the search accounted
-    for, and refuses anything else before it runs.
-    """
-
-    def __init__(self, expected=None):
-        self.charges = []
-        self.expected = expected
-
-    def charge(self, charge):
-        if self.expected is None:
-            self.charges.append(charge)
-            if charge.make_event is not None:
-                raise _Probe
-            return False
-        i = len(self.charges)
-        if i >= len(self.expected) or charge.dp_event != self.expected[i]:
-            raise ValueError(
-                f"PrivateSearchCV: {charge.label} runs a mechanism that differs "
-                "from the one accounted for (a searched parameter changes the "
-                "DpEvent); fix such parameters on the estimator."
-            )
-        self.charges.append(charge)
-        return False
-
-
-def _final_private_step(estimator):
-    step = estimator[-1] if hasattr(estimator, "steps") else estimator
-    if "noise_multiplier" not in step.get_params(deep=False):
-        raise TypeError(
-            "PrivateSearchCV needs a dpestim estimator with a noise_multiplier "
-            f"parameter (or a Pipeline ending in one), got {type(step).__name__}."
-        )
-    return step
-
-
-def _sample_repetitions(rng, mean, shape):
-    """Draw ``K`` from the distribution of ``RepeatAndSelectDpEvent(mean, shape)``."""
-    if math.isinf(shape):
-        return int(rng.poisson(mean))
-    if mean <= 1.0:
-        return 1  # the truncated distributions of mean 1 are a point mass
-    gamma = _gamma_truncated_negative_binomial(shape, mean)
-    if shape == 0:
-        return int(rng.logseries(1.0 - gamma))
-    while True:  # negative binomial conditioned on K >= 1
-        k = int(rng.negative_binomial(shape, gamma))
-        if k >= 1:
-            return k
 
 
 class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
@@ -413,7 +352,7 @@ default="geometric"
         elif self.budget is not None:
             eps, delta = self.budget.remaining(), self.budget.delta
         else:
-            eps = delta = math.nan  # reported by _calibrate
+            eps = delta = math.nan  # reported by rdp_calibration
         if not eps > 0:
             raise ValueError(
                 "epsilon=None spends the rest of budget=, which must be a "
@@ -424,38 +363,6 @@ default="geometric"
             eps / 10,
             delta,
             cache_key=("GaussianDpEvent",),
-        )
-
-    def _calibrate(self, make_event, relation):
-        """Noise of every candidate: the search alone, or the budget's remainder."""
-        if self.epsilon is not None:
-            return calibrate_noise(
-                make_event,
-                self.epsilon,
-                self.delta,
-                accountant="rdp",
-                neighbouring=relation,
-                cache_key=("PrivateSearchCV", repr(make_event(1.0))),
-            )
-        budget = self.budget
-        if budget is None or budget.accountant != "rdp":
-            raise ValueError(
-                "epsilon=None spends the rest of budget=, which must be a "
-                "PrivacyBudget with accountant='rdp'."
-            )
-        spent = [accountable_event(r[0]) for r in budget.records]
-        if {r[1] for r in budget.records} - {relation}:
-            raise ValueError("The budget holds fits under another relation.")
-
-        def make_total(noise):
-            return dp_accounting.ComposedDpEvent(spent + [make_event(noise)])
-
-        return calibrate_noise(
-            make_total,
-            budget.epsilon,
-            budget.delta,
-            accountant="rdp",
-            neighbouring=relation,
         )
 
     # -- fit ---------------------------------------------------------------------

@@ -1,5 +1,8 @@
 """Rules of PrivateSearchCV's runs: one mechanism, independent streams.
 
+Also the probes that read a candidate's mechanism without running it
+(:class:`_Interceptor`) and the draw of the number of runs ``K``.
+
 The analysis of Papernot & Steinke (2022) holds for independent runs of one
 randomized algorithm whose RDP curve is the accounted one. These helpers
 refuse searched parameters that set the mechanism (before any draw or read
@@ -10,6 +13,9 @@ import math
 import numbers
 
 import numpy as np
+from dp_accounting.rdp.rdp_privacy_accountant import (
+    _gamma_truncated_negative_binomial,
+)
 
 from ..utils import check_generator
 from ._space import Factor, Relative
@@ -84,3 +90,66 @@ def _private_steps(estimator):
         if any(c.__module__.startswith("dpestim.") for c in type(s).__mro__)
         and "random_state" in s.get_params(deep=False)
     ]
+
+
+#: distribution name -> shape parameter of ``RepeatAndSelectDpEvent``
+_SHAPES = {"poisson": math.inf, "geometric": 1.0, "logarithmic": 0.0}
+
+
+class _Probe(Exception):
+    """Stops a probing fit at the model's charge (nothing has run)."""
+
+
+class _Interceptor:
+    """Charge target of one candidate fit: records, checks, stops propagation.
+
+    In probe mode it records the charges and stops the fit at the one that
+    carries ``make_event`` (the model whose noise the search calibrates). In
+    run mode it checks that every charge is the event the search accounted
+    for, and refuses anything else before it runs.
+    """
+
+    def __init__(self, expected=None):
+        self.charges = []
+        self.expected = expected
+
+    def charge(self, charge):
+        if self.expected is None:
+            self.charges.append(charge)
+            if charge.make_event is not None:
+                raise _Probe
+            return False
+        i = len(self.charges)
+        if i >= len(self.expected) or charge.dp_event != self.expected[i]:
+            raise ValueError(
+                f"PrivateSearchCV: {charge.label} runs a mechanism that differs "
+                "from the one accounted for (a searched parameter changes the "
+                "DpEvent); fix such parameters on the estimator."
+            )
+        self.charges.append(charge)
+        return False
+
+
+def _final_private_step(estimator):
+    step = estimator[-1] if hasattr(estimator, "steps") else estimator
+    if "noise_multiplier" not in step.get_params(deep=False):
+        raise TypeError(
+            "PrivateSearchCV needs a dpestim estimator with a noise_multiplier "
+            f"parameter (or a Pipeline ending in one), got {type(step).__name__}."
+        )
+    return step
+
+
+def _sample_repetitions(rng, mean, shape):
+    """Draw ``K`` from the distribution of ``RepeatAndSelectDpEvent(mean, shape)``."""
+    if math.isinf(shape):
+        return int(rng.poisson(mean))
+    if mean <= 1.0:
+        return 1  # the truncated distributions of mean 1 are a point mass
+    gamma = _gamma_truncated_negative_binomial(shape, mean)
+    if shape == 0:
+        return int(rng.logseries(1.0 - gamma))
+    while True:  # negative binomial conditioned on K >= 1
+        k = int(rng.negative_binomial(shape, gamma))
+        if k >= 1:
+            return k

@@ -8,11 +8,47 @@ both and keeps the smaller noise, and the reported epsilon is the smaller of
 the two bounds at that noise.
 """
 
-from ..privacy import compute_epsilon
+import dp_accounting
+
+from ..privacy import calibrate_noise, compute_epsilon
 from ..privacy.charging import _targets
+from ..privacy.ledger import accountable_event
 from ..privacy.repeat_select import calibrate_selection, profile_epsilon
 
-__all__ = ["calibrate_search", "search_epsilon"]
+__all__ = ["calibrate_search", "rdp_calibration", "search_epsilon"]
+
+
+def rdp_calibration(search, make_event, relation):
+    """Noise of every candidate: the search alone, or the budget's remainder."""
+    if search.epsilon is not None:
+        return calibrate_noise(
+            make_event,
+            search.epsilon,
+            search.delta,
+            accountant="rdp",
+            neighbouring=relation,
+            cache_key=("PrivateSearchCV", repr(make_event(1.0))),
+        )
+    budget = search.budget
+    if budget is None or budget.accountant != "rdp":
+        raise ValueError(
+            "epsilon=None spends the rest of budget=, which must be a "
+            "PrivacyBudget with accountant='rdp'."
+        )
+    spent = [accountable_event(r[0]) for r in budget.records]
+    if {r[1] for r in budget.records} - {relation}:
+        raise ValueError("The budget holds fits under another relation.")
+
+    def make_total(noise):
+        return dp_accounting.ComposedDpEvent(spent + [make_event(noise)])
+
+    return calibrate_noise(
+        make_total,
+        budget.epsilon,
+        budget.delta,
+        accountant="rdp",
+        neighbouring=relation,
+    )
 
 
 def _accountants(search):
@@ -35,13 +71,13 @@ def _accountants(search):
 def calibrate_search(search, make_event, relation):
     """``(noise, accountant)``: the smallest noise an accountant certifies.
 
-    ``search._calibrate(make_event, relation)`` is the RDP calibration (the
+    ``rdp_calibration(search, make_event, relation)`` is the RDP calibration (the
     search alone, or the rest of its budget).
     """
     results = []
     for name in _accountants(search):
         if name == "rdp":
-            results.append((search._calibrate(make_event, relation), name))
+            results.append((rdp_calibration(search, make_event, relation), name))
             continue
         try:
             noise = calibrate_selection(

@@ -15,7 +15,7 @@ from sklearn.preprocessing import StandardScaler as SkScaler
 from dpestim import LogisticRegression, Ridge
 from dpestim.exceptions import BudgetExceededError, PrivacyLeakWarning
 from dpestim.model_selection import PrivacyBudget, PrivateSearchCV
-from dpestim.model_selection._search import _sample_repetitions
+from dpestim.model_selection._search_rules import _sample_repetitions
 from dpestim.preprocessing import StandardScaler
 from dpestim.privacy import compute_epsilon
 from dpestim.privacy.repeat_select import profile_epsilon
