@@ -1,0 +1,106 @@
+"""The policy step of the linear estimators: private scales before the solver.
+
+A mixin of :class:`~dpestim.linear_model._base.BaseDPLinearModel`. Which
+estimates a fit runs is public (n, the number of targets, ``epsilon``,
+``scale_share``, which scales are left to ``"auto"``); each estimate is a
+mechanism of its own (:mod:`dpestim.preprocessing._fit_scales`), charged
+before it reads the data, composed into ``dp_event_`` and counted inside the
+requested epsilon.
+"""
+
+import math
+
+from ..preprocessing import _fit_scales as _scales
+from ..privacy import check_guarantee
+from ..privacy.ledger import composed_epsilon
+from ..solvers import _policy
+
+__all__ = ["PrivateScalesMixin"]
+
+
+class PrivateScalesMixin:
+    """Private feature scale and target ranges of a fit (see the module)."""
+
+    def _estimated_targets(self, y):
+        """How many targets' ranges the fit estimates privately (Ridge only)."""
+        return 0
+
+    def _plan_scales(self, n, y, blocked):
+        """The :class:`~dpestim.preprocessing._fit_scales.ScalePlan` of this fit.
+
+        Public: ``n``, the number of targets, ``epsilon`` and ``scale_share``.
+        Estimates run only for a private fit with ``epsilon`` given (a fixed
+        ``noise_multiplier`` has no budget to share) and only for the scales
+        left to ``"auto"``: the row scale with ``feature_scale="auto"`` and
+        ``clip_norm="auto"`` (an explicit ``clip_norm`` is in the units of
+        ``X``) on in-memory ``X``.
+        """
+        eps = self.epsilon
+        rows = (
+            _policy.is_auto(self.feature_scale)
+            and _policy.is_auto(self.clip_norm)
+            and not blocked
+        )
+        targets = self._estimated_targets(y)
+        if (
+            eps is None
+            or self.noise_multiplier is not None  # refused later: run nothing
+            or not math.isfinite(eps)
+            or not (rows or targets)
+        ):
+            return _scales.ScalePlan(None, None, 0, {})
+        return _scales.plan_estimates(
+            float(eps), n, share=float(self.scale_share), rows=rows, targets=targets
+        )
+
+    def _apply_feature_scale(self, X, scale_plan, rng, target=None):
+        """``(X / s, s, notes)``: the rows in the units the rules assume.
+
+        ``s`` is the private row scale (``feature_scale="auto"``), the given
+        ``feature_scale`` (a public float), or 1. The objective is kept: the
+        estimator fits ``w' = s w`` with ``alpha' = alpha / s^2`` and maps
+        ``coef_ = w' / s`` back.
+        """
+        fs = self.feature_scale
+        if fs is None:
+            return X, 1.0, {}
+        if isinstance(fs, str):
+            if scale_plan.row_epsilon is None:
+                return (
+                    X,
+                    1.0,
+                    {k: v for k, v in scale_plan.notes.items() if k == "feature_scale"},
+                )
+            target = target or _scales.ROW_NORM_TARGET
+            s = _scales.private_row_scale(X, scale_plan.row_epsilon, rng, target)
+            notes = {
+                "feature_scale": (
+                    f"{s:.6g} (private median row norm / "
+                    f"{target:.4g}, epsilon "
+                    f"{scale_plan.row_epsilon:.4g})"
+                )
+            }
+        else:
+            s = float(fs)
+            notes = {}
+        if s == 1.0:
+            return X, 1.0, notes
+        return _scales.rescale_rows(X, s), s, notes
+
+    def _total_epsilon(self, solver, scale_events, dp_event, solver_epsilon):
+        """Epsilon of the estimates composed with the solver's run.
+
+        The smaller of two valid bounds: basic composition (the estimates'
+        epsilons plus the solver's) and dp-accounting's composition of the
+        whole event (:func:`~dpestim.privacy.ledger.composed_epsilon`).
+        """
+        basic = sum(e.epsilon for e in scale_events) + solver_epsilon
+        try:
+            accounted = composed_epsilon(
+                [dp_event], self.delta_, self.accountant, solver.neighbouring
+            )
+        except (ValueError, TypeError, NotImplementedError):
+            accounted = math.inf
+        total = min(basic, accounted)
+        check_guarantee(total, self.epsilon, what=f"solver={solver.name!r}")
+        return float(total)
