@@ -46,7 +46,7 @@ import scipy.sparse as sp
 from dp_accounting import ComposedDpEvent, GaussianDpEvent, NonPrivateDpEvent
 from sklearn.utils._param_validation import Interval
 
-from ..base import BaseSolver, SolverResult
+from ..base import ROW_CLIPPING_TARGET, BaseSolver, SolverResult
 
 __all__ = ["AdaSSP", "adassp_statistics", "clip_rows"]
 
@@ -125,12 +125,7 @@ class AdaSSP(BaseSolver):
 
     name = "adassp"
     supported_losses = frozenset({"squared"})
-    #: AdaSSP clips the rows themselves at ``clip_norm`` (1 by default): the
-    #: private feature scale brings their median norm to about 0.52 (a grid
-    #: bin's midpoint), so that most rows are not clipped and bias the Gram
-    #: matrix (at the default target, 2.95, a fit of norm-0.9 rows lost R^2
-    #: 0.99 -> -0.84).
-    row_norm_target = 2.0 ** (-7.5 / 8)
+    row_norm_target = ROW_CLIPPING_TARGET  # it clips the rows themselves
     accepts_sparse = True
     privacy_notion = "approx"
     neighbouring = "add_or_remove_one"

@@ -38,7 +38,7 @@ from ...privacy.objective_perturbation import (
     amp_epsilon,
     jacobian_epsilon,
 )
-from ..base import BaseSolver, SolverResult
+from ..base import ROW_CLIPPING_TARGET, BaseSolver, SolverResult
 
 __all__ = ["ObjectivePerturbation"]
 
@@ -104,6 +104,7 @@ class ObjectivePerturbation(BaseSolver):
     supported_losses = frozenset({"logistic", "multinomial"})
     accepts_sparse = True
     privacy_notion = "approx"
+    row_norm_target = ROW_CLIPPING_TARGET  # it clips the rows themselves
     neighbouring = "add_or_remove_one"
     _parameter_constraints = {
         "alpha": [Interval(Real, 0, 1e6, closed="left"), StrOptions({"auto"})],
