@@ -242,7 +242,9 @@ class BaseDPLinearModel(BaseEstimator):
         one = float(bool(self.fit_intercept))
         return math.sqrt(float(sq.max()) + one), math.sqrt(float(sq.mean()) + one)
 
-    def _resolve_plan(self, solver, n, d, n_outputs, loss, *, clip_norm, norms):
+    def _resolve_plan(
+        self, solver, n, d, n_outputs, loss, *, clip_norm, norms, blocked=False
+    ):
         """The ERM plan with its ``"auto"`` values resolved by the solver.
 
         Public quantities only, except ``norms`` (the data's largest and RMS
@@ -260,6 +262,7 @@ class BaseDPLinearModel(BaseEstimator):
             clip_norm=clip_norm,
             row_norm=norms[0],
             row_norm_rms=norms[1],
+            blocked=bool(blocked),
             max_iter=self.max_iter if self.max_iter == AUTO else int(self.max_iter),
             batch_size=(
                 self.batch_size if self.batch_size == AUTO else int(self.batch_size)
@@ -350,7 +353,14 @@ class BaseDPLinearModel(BaseEstimator):
             else self._nonprivate_row_norms(X, clip_norm)
         )
         plan, hyperparameters = self._resolve_plan(
-            solver, n, d, Y.shape[1], loss, clip_norm=clip_norm, norms=norms
+            solver,
+            n,
+            d,
+            Y.shape[1],
+            loss,
+            clip_norm=clip_norm,
+            norms=norms,
+            blocked=blocked is not None,
         )
         if _policy.is_auto(self.clip_norm):
             hyperparameters = {"clip_norm": clip_norm, **hyperparameters}
