@@ -33,7 +33,7 @@ __all__ = ["DirectLink", "open_channel", "serve"]
 #: Seconds a worker waits for the driver to connect before giving up.
 ACCEPT_TIMEOUT = 120.0
 _HEADER = struct.Struct("!Q")
-_SERVERS = {}  # token -> listening socket, on the worker
+_SERVERS = {}  # (token, worker address) -> listening socket, on the worker
 
 
 def _send(sock, obj):
@@ -66,14 +66,15 @@ def open_channel(token):
     from distributed import get_worker
     from distributed.comm import get_address_host
 
-    host = get_address_host(get_worker().address)
+    address = get_worker().address
+    host = get_address_host(address)
     try:
         srv = socket.create_server((host, 0))
     except OSError:  # an inproc:// pseudo-address: the driver is this process
         host = "127.0.0.1"
         srv = socket.create_server((host, 0))
     srv.settimeout(ACCEPT_TIMEOUT)
-    _SERVERS[token] = srv
+    _SERVERS[token, address] = srv  # in-process workers share this module
     return host, srv.getsockname()[1]
 
 
@@ -89,7 +90,7 @@ def serve(token, secret, make_state, *args):
     from distributed.core import Status
 
     worker = get_worker()
-    srv = _SERVERS.pop(token)
+    srv = _SERVERS.pop((token, worker.address))
     secede()  # a long-running task: the worker's thread slot is free again
     try:
         sock = _accept(srv, secret)
@@ -194,9 +195,11 @@ class DirectLink:
         return value
 
     def close(self):
-        """Tell the worker to stop (best effort) and close the socket."""
+        """Tell the worker to stop and close the socket; whether it was told."""
         try:
             _send(self.sock, ("stop", ()))
+            told = True
         except OSError:
-            pass
+            told = False
         self.sock.close()
+        return told

@@ -23,7 +23,8 @@ import uuid
 
 import numpy as np
 
-from ._blocks import block_problem, block_sum, row_sq_norms
+from ..utils._rows import row_sq_norms
+from ._blocks import block_problem, block_sum
 from ._channel import DirectLink, open_channel, serve
 
 #: Bytes of in-memory data in a Dask graph above which its blocks are
@@ -57,12 +58,27 @@ class BlockActor:
     def __init__(self, starts, *blocks):
         self.starts = list(starts)
         self.stream = bool(blocks) and isinstance(blocks[0], _Graph)
+        self.problems = None
         if self.stream:
             self.blocks = list(blocks)
             self.norms = [None] * len(blocks)
         else:
-            self.blocks = [np.ascontiguousarray(B, dtype=np.float64) for B in blocks]
-            self.norms = [row_sq_norms(B) for B in self.blocks]
+            # float32 stays float32 (the in-memory kernels' float32 path,
+            # half the memory); anything else is read as float64. The norms
+            # (float64) are computed once and serve validation too.
+            self.problems, self.blocks, self.norms = [], [], []
+            for B in blocks:
+                B = np.asarray(B)
+                problem = block_problem(B, kind_only=True)
+                if problem is None:
+                    dtype = np.float32 if B.dtype == np.float32 else np.float64
+                    B = np.ascontiguousarray(B, dtype=dtype)
+                    self.norms.append(row_sq_norms(B, reuse=False))
+                    problem = block_problem(B, sq=self.norms[-1])
+                else:
+                    self.norms.append(None)
+                self.problems.append(problem)
+                self.blocks.append(B)
         self.Y = None
         size = max((self._rows(i) for i in range(len(blocks))), default=0)
         self.local = np.empty(size, dtype=np.int64)
@@ -74,6 +90,8 @@ class BlockActor:
 
     def validate(self):
         """Problems found in the blocks (messages naming no row or value)."""
+        if not self.stream:
+            return [p for p in self.problems if p is not None]
         problems = []
         for B in self.blocks:
             problem = block_problem(B.load() if self.stream else B)
@@ -206,15 +224,16 @@ class DaskBlocks:
         client, n_blocks = self.client, len(self.starts)
         if _embedded_bytes(self.X) >= _EMBEDDED_BYTES:
             # the graph carries the data (from_array of an in-memory array):
-            # compute each block here and send it once, straight to its worker
-            return [
-                client.scatter(
-                    np.asarray(self.X.blocks[i].compute(scheduler="sync")),
-                    workers=[owner[i]],
-                    hash=False,
-                )
-                for i in range(n_blocks)
-            ]
+            # compute the blocks here and send them once, straight to their
+            # worker (one scatter per worker)
+            futures, graph = [None] * n_blocks, dict(self.X.__dask_graph__())
+            for w in dict.fromkeys(owner):
+                mine = [i for i in range(n_blocks) if owner[i] == w]
+                data = [_local_block(self.X, graph, i) for i in mine]
+                sent = client.scatter(data, workers=[w], hash=False, direct=True)
+                for i, future in zip(mine, sent):
+                    futures[i] = future
+            return futures
         if self.persist:
             delayed = self.X.to_delayed().ravel()
             return [
@@ -234,9 +253,16 @@ class DaskBlocks:
 
     def close(self):
         """Stop the workers' tasks (or actors) and release the blocks."""
-        for link in self.actors or ():
-            if isinstance(link, DirectLink):
-                link.close()
+        stopped = [
+            task
+            for link, task in zip(self.actors or (), self._tasks)
+            if isinstance(link, DirectLink) and link.close()
+        ]
+        if stopped:  # let the tasks return, rather than cancel them running
+            from distributed import wait
+
+            with contextlib.suppress(Exception):
+                wait(stopped, timeout=5)
         self.actors = None
         self._keep = None
         self._tasks = []
@@ -293,6 +319,22 @@ def _results(call, actors, what):
 def _plain_comms(workers):
     """Whether every worker address is plain TCP or in-process (no TLS)."""
     return all(w.split("://", 1)[0] in ("tcp", "inproc") for w in workers)
+
+
+def _local_block(X, graph, i):
+    """Row block ``i`` of ``X`` (its task graph ``graph``), in this process.
+
+    The array held in the graph itself when the block is one (no copy, no
+    scheduler), else the block computed with the synchronous scheduler.
+    """
+    from dask._task_spec import DataNode
+
+    value = graph.get((X.name, i, 0))
+    if isinstance(value, DataNode):
+        value = value.value
+    if isinstance(value, np.ndarray) and value.shape == (X.chunks[0][i], X.shape[1]):
+        return value
+    return np.asarray(X.blocks[i].compute(scheduler="sync"))
 
 
 def _embedded_bytes(X):
