@@ -27,11 +27,12 @@ import pickle
 import select
 import socket
 import struct
+import time
 
 __all__ = ["DirectLink", "open_channel", "serve"]
 
 #: Seconds a worker waits for the driver to connect before giving up.
-ACCEPT_TIMEOUT = 120.0
+ACCEPT_TIMEOUT = 60.0
 _HEADER = struct.Struct("!Q")
 _SERVERS = {}  # (token, worker address) -> listening socket, on the worker
 
@@ -74,7 +75,12 @@ def open_channel(token):
         host = "127.0.0.1"
         srv = socket.create_server((host, 0))
     srv.settimeout(ACCEPT_TIMEOUT)
-    _SERVERS[token, address] = srv  # in-process workers share this module
+    now = time.monotonic()
+    for key, (old, opened) in list(_SERVERS.items()):
+        if now - opened > ACCEPT_TIMEOUT:  # never served (a failed start)
+            old.close()
+            del _SERVERS[key]
+    _SERVERS[token, address] = srv, now  # in-process workers share this module
     return host, srv.getsockname()[1]
 
 
@@ -90,7 +96,7 @@ def serve(token, secret, make_state, *args):
     from distributed.core import Status
 
     worker = get_worker()
-    srv = _SERVERS.pop((token, worker.address))
+    srv, _ = _SERVERS.pop((token, worker.address))
     secede()  # a long-running task: the worker's thread slot is free again
     try:
         sock = _accept(srv, secret)

@@ -203,12 +203,14 @@ class DaskBlocks:
         }
         addresses = {w: f.result() for w, f in opened.items()}
         try:
-            for w in args:
-                task = client.submit(
+            self._tasks = [
+                client.submit(
                     serve, token, secret, BlockActor, *args[w], workers=[w],
                     allow_other_workers=False, pure=False,
-                )  # fmt: skip
-                self._tasks.append(task)
+                )
+                for w in args
+            ]  # fmt: skip
+            for w, task in zip(args, self._tasks):
                 links.append(DirectLink(tuple(addresses[w]), secret, task))
         except BaseException:
             for link in links:
@@ -253,11 +255,10 @@ class DaskBlocks:
 
     def close(self):
         """Stop the workers' tasks (or actors) and release the blocks."""
+        direct = self.channel == "direct" and self.actors is not None
         stopped = [
-            task
-            for link, task in zip(self.actors or (), self._tasks)
-            if isinstance(link, DirectLink) and link.close()
-        ]
+            task for link, task in zip(self.actors or (), self._tasks) if link.close()
+        ] if direct else []  # fmt: skip
         if stopped:  # let the tasks return, rather than cancel them running
             from distributed import wait
 

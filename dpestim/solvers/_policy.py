@@ -197,7 +197,7 @@ def blocked_steps(steps):
     is less noisy for the same budget (DP-SGD at scale prefers large
     batches). With ``batch_size="auto"`` a fit then takes at most
     ``BLOCKED_MAX_STEPS`` steps for ``n >= 2,000`` (in general at most
-    ``BLOCKED_MAX_STEPS + n / B``, ``B`` the expected batch, from the
+    ``BLOCKED_MAX_STEPS + ceil(n / B)``, ``B`` the expected batch, from the
     rounding up of the passes), hence as many round trips plus three
     (validation, targets, close). The accounting is that of the plan: the
     Poisson rate ``q = B / n`` and the steps actually run.
