@@ -16,7 +16,9 @@ class BlockedArray:
     takes the blocked path with default settings; wrap it to set them. A
     ``numpy.memmap`` takes it only when wrapped: scikit-learn and joblib
     hand memory maps to estimators on their own, and those are fitted in
-    memory as before.
+    memory as before. With ``batch_size="auto"``, the DP-SGD family takes at
+    most 200 larger steps on blocked data (each step is a round trip to the
+    workers or a pass over the blocks; see the "Scaling out" guide).
 
     Parameters
     ----------
