@@ -13,7 +13,9 @@ One run measures, on this machine:
    ``--repeats`` timed fits is kept. ``--compare-actor`` adds the former
    path: Dask actors and the in-memory plan (its batch and passes, so its
    number of steps).
-1. **Per-step overhead** of the Dask path against the in-memory fit, at
+1. **Round trip of a step** with no work (about one sampled row), through
+   the direct channel and through Dask actors, and the **per-step
+   overhead** of the Dask path against the in-memory fit, at
    expected batch sizes 256, 4,096 and the full batch, on an in-memory
    ``n x 100`` float64 problem held by a 2-worker ``LocalCluster``
    (processes, one thread each; blocks persisted on the workers). Time per
@@ -307,6 +309,21 @@ def _write_md(record, path):
             f"accuracy {q['accuracy_points']:+.2f} points.",
             "",
         ]
+    lat = record.get("step_latency")
+    if lat:
+        lines += [
+            "## Round trip of a step with no work (100,000 x 100 on 2 workers)",
+            "",
+            "| channel | median (ms) | mean (ms) | 90th percentile (ms) "
+            "| driver CPU (ms) |",
+            "|---|---|---|---|---|",
+        ]
+        for name, r in lat.items():
+            lines.append(
+                f"| {name} | {r['median_ms']:.2f} | {r['mean_ms']:.2f} | "
+                f"{r['p90_ms']:.2f} | {r['driver_cpu_ms']:.2f} |"
+            )
+        lines.append("")
     if record.get("overhead"):
         lines += [
             "## Per-step overhead (dp-sgd, 100,000 x 100 float64)",
@@ -339,6 +356,50 @@ def _write_md(record, path):
             "",
         ]
     path.write_text("\n".join(lines))
+
+
+def step_latency(client, n_calls=300):
+    """Milliseconds per step call when a step has (almost) no work.
+
+    The gradient oracle of a 100,000 x 100 array held on the workers is
+    called ``n_calls`` times at ``q = 1e-5`` (about one sampled row per
+    step), through each channel (direct socket, Dask actors): what is left
+    is the cost of one round trip to every worker. Driver CPU per call too.
+    """
+    import dask.array as da
+
+    from dpestim._distributed._dask import DaskBlocks
+    from dpestim._kernels import sampling_key
+    from dpestim.losses import LOGISTIC
+    from dpestim.solvers import ERMPlan
+
+    X, y = _make_problem(100_000)
+    Y = np.where(y[:, None] > 0, 1.0, -1.0)
+    plan = ERMPlan(X.shape[0], D, 1, LOGISTIC, 0.0, True, 1.0, 1, 1, 0.5)
+    key = sampling_key(np.random.default_rng(0))
+    W, b = np.zeros((1, D)), np.zeros(1)
+    out = {}
+    for channel in ("direct", "actor"):
+        blocks = DaskBlocks(da.from_array(X, chunks=(25_000, D)), client)
+        blocks.channel = channel
+        with blocks.gradient_oracle(Y, plan) as clipped_sum:
+            clipped_sum(key, 0, 1e-5, W, b)
+            walls = []
+            c0 = _cpu()
+            for t in range(n_calls):
+                w0 = time.perf_counter()
+                clipped_sum(key, t, 1e-5, W, b)
+                walls.append(time.perf_counter() - w0)
+            cpu = _cpu() - c0
+        out[channel] = {
+            "used": blocks.channel,
+            "median_ms": 1e3 * statistics.median(walls),
+            "mean_ms": 1e3 * statistics.fmean(walls),
+            "p90_ms": 1e3 * float(np.quantile(walls, 0.9)),
+            "driver_cpu_ms": 1e3 * cpu / n_calls,
+        }
+        print("step latency", channel, out[channel])
+    return out
 
 
 def _write_store(path, n, block):
@@ -525,6 +586,7 @@ def main():
                 client, args.fit_rows, args.repeats, args.compare_actor
             )
             out.write_text(json.dumps(record, indent=1, default=str))
+        record["step_latency"] = step_latency(client)
         record["overhead"] = (
             []
             if args.skip_overhead
