@@ -355,6 +355,20 @@ def _write_md(record, path):
             f"{ooc['worker_maxrss_mb']} MB.",
             "",
         ]
+    big = record.get("larger_than_memory")
+    if big:
+        lines += [
+            "## A store larger than each worker's memory limit "
+            "(2 workers, persist=False)",
+            "",
+            f"Store {big['store_gb']:.1f} GB, limit {big['worker_limit_gb']:.1f} GB "
+            f"per worker: {big['wall_s']:.1f} s wall, test accuracy "
+            f"{big['acc_full_store']:.4f} (in memory on the first "
+            f"{big['subsample_rows']} rows: {big['acc_subsample_in_memory']:.4f}), "
+            f"epsilon {big['epsilon']:.4f}, worker peak RSS "
+            f"{big['worker_maxrss_mb']} MB.",
+            "",
+        ]
     path.write_text("\n".join(lines))
 
 
@@ -620,7 +634,7 @@ def main():
 def _memory_limit_part(args, path, record, out):
     limit = args.rows * D * 4 // 2  # the store is 2x each worker's limit
     record["larger_than_memory"] = larger_than_memory(
-        path, args.rows, args.block // 2, limit, epochs=args.epochs
+        path, args.rows, args.block, limit, epochs=args.epochs
     )
     print(record["larger_than_memory"])
     _finish(args, path, record, out)

@@ -177,7 +177,12 @@ def prepare_blocked(estimator, X, y, solver):
     check_blocked_solver(solver)
     n, d = X.shape
     if _is_dask(y):
-        y = y.compute()
+        from ._dask import _EMBEDDED_BYTES, _embedded_bytes
+
+        # y comes to this process anyway: if its graph carries in-memory
+        # data (from_array), compute it here rather than ship that graph
+        local = _embedded_bytes(y) >= _EMBEDDED_BYTES
+        y = y.compute(scheduler="sync") if local else y.compute()
     y = _check_y(y, estimator=estimator, **estimator._validate_kwargs)
     if y.shape[0] != n:
         raise ValueError(f"X has {n} records but y has {y.shape[0]}.")
