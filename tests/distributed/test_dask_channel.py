@@ -115,3 +115,13 @@ def test_complex_blocks_are_refused_before_any_noise(client):
             da.from_array(X + 1j, chunks=(500, 5)), y
         )
     assert rng.bit_generator.state == state
+
+
+@pytest.mark.parametrize("persist", [True, False])
+def test_streamed_blocks_keep_actors(client, persist):
+    """persist=False streams the blocks from their graph: actors, else direct."""
+    X, _ = _data(seed="stream")  # 80 kB: below the scatter threshold
+    blocks = dask_blocks.DaskBlocks(da.from_array(X, chunks=(500, 5)), client, persist)
+    blocks.validate()
+    assert blocks.channel == ("direct" if persist else "actor")
+    blocks.close()
