@@ -178,10 +178,10 @@ class DaskBlocks:
             w: ([self.starts[i] for i in m], *[blocks[i] for i in m])
             for w, m in mine.items()
         }
-        # streamed blocks (persist=False from a store) keep actors: a step
-        # there reads the store (seconds), so the round trip does not count,
-        # and the workers' CPU per epoch measured lower through actors
-        # (0.50-0.63 s against 1.03-1.29 s, 1e6 x 100 zarr; not explained)
+        # streamed blocks (persist=False from a store) keep actors, the
+        # issue-17 path: a step there reads the store (seconds), so the round
+        # trip does not count (one A/B measured less worker CPU per epoch
+        # through actors, a rerun did not confirm it: BENCHMARKS.md)
         streamed = bool(blocks) and isinstance(blocks[0], _Graph)
         if self.channel == "direct" and not streamed and _plain_comms(workers):
             with contextlib.suppress(Exception):
