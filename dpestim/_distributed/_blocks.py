@@ -34,11 +34,15 @@ def read_rows(source, start, stop, local=None):
     return np.ascontiguousarray(out, dtype=np.float64)
 
 
-def block_problem(X):
+def block_problem(X, *, kind_only=False, sq=None):
     """Why block ``X`` cannot be used (a message), or ``None``.
 
     Checked on every block before the first step, so that bad input raises
     before any noise is drawn. The message names no row or value.
+    ``kind_only``: check the shape and dtype only. ``sq``: the block's
+    squared row norms (float64), already computed; if they are all finite,
+    so is every value (a NaN or infinity, or an overflow, makes its row's
+    norm NaN or infinite), and the values are not read again.
     """
     X = np.asarray(X)
     if X.ndim != 2:
@@ -47,6 +51,8 @@ def block_problem(X):
         X.dtype, np.complexfloating
     ):
         return f"X must hold real numbers, got dtype {X.dtype}."
+    if kind_only or (sq is not None and np.isfinite(sq).all()):
+        return None
     with np.errstate(over="ignore", invalid="ignore"):
         if not np.isfinite(X).all():
             return "Input X contains NaN or infinity."

@@ -16,7 +16,9 @@ class BlockedArray:
     takes the blocked path with default settings; wrap it to set them. A
     ``numpy.memmap`` takes it only when wrapped: scikit-learn and joblib
     hand memory maps to estimators on their own, and those are fitted in
-    memory as before.
+    memory as before. With ``batch_size="auto"``, the DP-SGD family takes at
+    most 200 larger steps on blocked data (each step is a round trip to the
+    workers or a pass over the blocks; see the "Scaling out" guide).
 
     Parameters
     ----------
@@ -182,7 +184,12 @@ def prepare_blocked(estimator, X, y, solver):
             f"of 1 is required by {name}."
         )
     if _is_dask(y):
-        y = y.compute()
+        from ._dask import _EMBEDDED_BYTES, _embedded_bytes
+
+        # y comes to this process anyway: if its graph carries in-memory
+        # data (from_array), compute it here rather than ship that graph
+        local = _embedded_bytes(y) >= _EMBEDDED_BYTES
+        y = y.compute(scheduler="sync") if local else y.compute()
     y = _check_y(y, estimator=estimator, **estimator._validate_kwargs)
     if y.shape[0] != n:
         raise ValueError(f"X has {n} records but y has {y.shape[0]}.")

@@ -308,7 +308,17 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
         return math.sqrt(float(sq.max()) + one), math.sqrt(float(sq.mean()) + one)
 
     def _resolve_plan(
-        self, solver, n, d, n_outputs, loss, *, clip_norm, norms, alpha=None
+        self,
+        solver,
+        n,
+        d,
+        n_outputs,
+        loss,
+        *,
+        clip_norm,
+        norms,
+        alpha=None,
+        blocked=False,
     ):
         """The ERM plan with its ``"auto"`` values resolved by the solver.
 
@@ -327,6 +337,7 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
             clip_norm=clip_norm,
             row_norm=norms[0],
             row_norm_rms=norms[1],
+            blocked=bool(blocked),
             max_iter=self.max_iter if self.max_iter == AUTO else int(self.max_iter),
             batch_size=(
                 self.batch_size if self.batch_size == AUTO else int(self.batch_size)
@@ -446,6 +457,7 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
             clip_norm=clip_norm,
             norms=norms,
             alpha=float(self.alpha) / row_scale**2,
+            blocked=blocked is not None,
         )
         if _policy.is_auto(self.clip_norm):
             hyperparameters = {"clip_norm": clip_norm, **hyperparameters}

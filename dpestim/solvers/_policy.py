@@ -45,6 +45,8 @@ __all__ = [
     "noise_damped_rate",
     "poisson_noise_multiplier",
     "poisson_steps",
+    "BLOCKED_MAX_STEPS",
+    "blocked_steps",
     "travel",
     "TRAVEL_SCALE",
     "poisson_step",
@@ -174,6 +176,37 @@ def poisson_steps(n_samples, n_noisy, epsilon, delta, loss=None):
     if travel_bound(loss, n_samples, n_noisy, epsilon, delta):
         T = max(T, TRAVEL_STEPS)
     return int(min(MAX_STEPS, max(MIN_STEPS_PRIVATE, math.floor(T))))
+
+
+#: Most steps of a Poisson run with ``batch_size="auto"`` on blocked data
+#: (see :func:`blocked_steps`).
+BLOCKED_MAX_STEPS = 200
+
+
+def blocked_steps(steps):
+    """Steps of an ``"auto"`` Poisson run on blocked (Dask, out-of-core) data.
+
+    ``min(steps, BLOCKED_MAX_STEPS)``, ``steps`` from :func:`poisson_steps`.
+    On a cluster every step is a round trip from the driver to every
+    worker (the model down, the clipped sums up), and out of core every
+    step reads the sampled rows of every block; its cost hardly depends on
+    the batch. With fewer steps :func:`poisson_batch_size` gives a batch of
+    ``10 n / T`` and :func:`poisson_epochs` the same 10 passes, so the run
+    does the same gradient work in fewer, larger steps whose mean gradient
+    is less noisy for the same budget (DP-SGD at scale prefers large
+    batches). With ``batch_size="auto"`` a fit then takes at most
+    ``BLOCKED_MAX_STEPS`` steps for ``n >= 2,000`` (in general at most
+    ``BLOCKED_MAX_STEPS + ceil(n / B)``, ``B`` the expected batch, from the
+    rounding up of the passes), hence as many round trips plus three
+    (validation, targets, close). The accounting is that of the plan: the
+    Poisson rate ``q = B / n`` and the steps actually run.
+
+    Measured (``benchmarks/speed/dask_fit.py``, 1,000,000 x 50 float32,
+    LogisticRegression, 3 seeds, 100,000 test rows): 2,000 steps of batch
+    5,000 (the in-memory default) 0.8954 / 0.8954, 200 steps of batch
+    50,000 0.8955 / 0.8954 test accuracy at epsilon 1 / 0.1 (delta 1e-6).
+    """
+    return int(min(steps, BLOCKED_MAX_STEPS))
 
 
 #: Fewest steps of a private run (see :func:`travel`).

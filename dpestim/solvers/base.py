@@ -60,6 +60,11 @@ class ERMPlan:
         ``clip_norm = inf`` (whose step rules need the loss's smoothness,
         :func:`~dpestim.solvers._policy.unclipped_smoothness`) and are
         ``None`` in every private plan.
+    blocked : bool
+        Whether X is blocked data (Dask, memory-mapped or zarr,
+        :mod:`dpestim._distributed`): public (the type of the container,
+        not its values). The ``"auto"`` rules then bound the number of steps
+        (:func:`~dpestim.solvers._policy.blocked_steps`).
 
     target_bound : float or None
         Public L2 bound on a (clipped, centred) target row, set by
@@ -84,6 +89,7 @@ class ERMPlan:
     row_norm: float | None = None
     row_norm_rms: float | None = None
     target_bound: float | None = None
+    blocked: bool = False
 
 
 @dataclass(frozen=True)
@@ -253,6 +259,12 @@ class BaseSolver(BaseEstimator):
         learning rate is at most ``travel / (steps * mean_step_factor)``
         (:func:`~dpestim.solvers._policy.poisson_step`; not for solvers
         with ``travel_capped_step = False``).
+        On blocked data (``plan.blocked``: Dask, memory-mapped, zarr) with
+        ``batch_size="auto"``, ``T`` is at most
+        :data:`~dpestim.solvers._policy.BLOCKED_MAX_STEPS` (200): the same
+        passes in fewer, larger and less noisy steps, each of which is a
+        round trip to the workers
+        (:func:`~dpestim.solvers._policy.blocked_steps`).
         Solvers with other knobs override it; explicit values are kept.
 
         Returns
@@ -267,6 +279,8 @@ class BaseSolver(BaseEstimator):
         D = plan.n_outputs * (plan.n_features + int(plan.fit_intercept))
         T = _policy.poisson_steps(plan.n_samples, D, epsilon, delta, plan.loss)
         B = plan.batch_size
+        if plan.blocked and _policy.is_auto(B):  # Dask / out-of-core X
+            T = _policy.blocked_steps(T)
         if _policy.is_auto(B):
             B = _policy.poisson_batch_size(plan.n_samples, T)
             if _policy.travel_bound(plan.loss, plan.n_samples, D, epsilon, delta):
