@@ -236,7 +236,8 @@ def markdown(rows, command):
 
 def _pld_cases():
     """``(label, estimator factory, n rows)``: the issue's two fits and a grid
-    of dp-sgd / adp-sgd fits of 10 to 10^4 steps at epsilon 0.1 to 50."""
+    of dp-sgd / adp-sgd / adp-adagrad fits of 10 to 10^4 steps at epsilon 0.1
+    to 50."""
     from dpestim import LinearSVC, LogisticRegression
 
     yield (
@@ -249,8 +250,13 @@ def _pld_cases():
         lambda: LogisticRegression(epsilon=0.1, delta=0.1, max_iter=1, batch_size=16),
         20,
     )
-    for solver in ("dp-sgd", "adp-sgd"):
-        for steps in (10, 1000, 10000):
+    grid = {
+        "dp-sgd": (10, 1000, 10000),
+        "adp-sgd": (10, 100, 1000, 10000),
+        "adp-adagrad": (10, 100, 1000, 10000),
+    }
+    for solver, all_steps in grid.items():
+        for steps in all_steps:
             for eps in (0.1, 1.0, 10.0, 50.0):
                 yield (
                     (
