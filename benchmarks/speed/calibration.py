@@ -316,10 +316,15 @@ def run_pld_small(fine_check=True):
         y = (X[:, 0] > 0).astype(int)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            make().set_params(accountant="rdp", classes=[0, 1]).fit(X, y)  # compile
+            # feature_scale=None: the whole budget goes to the calibrated noise
+            make().set_params(accountant="rdp", classes=[0, 1], feature_scale=None).fit(
+                X, y
+            )  # compile
             _forget()
             spent[0] = 0.0
-            est = make().set_params(accountant="pld", classes=[0, 1], random_state=0)
+            est = make().set_params(
+                accountant="pld", classes=[0, 1], random_state=0, feature_scale=None
+            )
             c = time.process_time()
             est.fit(X, y)
             fit_cpu = time.process_time() - c

@@ -12,9 +12,9 @@ the full root as soon as the full accountant's optimal order at that noise
 lies in the subset (its epsilon is then the same number). The search starts
 on a dozen cheap orders and adds the default orders around the optimum.
 
-PLD: the root is searched with a ten times coarser discretisation of the
-same accountant, starting from the RDP root, and then checked at full
-resolution (the interval of :func:`dpestim.privacy.accounting.pld_interval`).
+PLD: the root is searched with a coarser discretisation of the same
+accountant, starting from an RDP hint, and then checked at full resolution
+(the interval of :func:`dpestim.privacy.accounting.compute_epsilon`).
 """
 
 import math

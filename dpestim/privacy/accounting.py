@@ -263,10 +263,12 @@ def compute_epsilon(event, delta, accountant="rdp", neighbouring="add_or_remove_
     delta : float
         Target delta in ``[0, 1)``.
     accountant : {"rdp", "pld"}, default="rdp"
-        ``"pld"``: dp-accounting's PLD accountant at the interval
-        :func:`pld_interval` of the event's epsilon (read from a cheap
-        evaluation at interval ``1.28e-2``): the default ``1e-4`` up to epsilon
-        1, the same relative precision above (an upper bound at any interval).
+        ``"pld"``: dp-accounting's PLD accountant at a bounded amount of
+        work: for events of (subsampled) Gaussians the finest interval
+        ``1e-4 * 2**k`` whose base PLDs have at most 40000 grid points; for
+        others the interval :func:`pld_interval` of the event's epsilon (read
+        from a cheap evaluation at interval ``1.28e-2``). An upper bound at
+        any interval, never below the epsilon at ``1e-4``.
     neighbouring : {"add_or_remove_one", "replace_one"}, default="add_or_remove_one"
 
     Returns
@@ -305,10 +307,10 @@ def calibrate_noise(
     optimum); a subset never gives a smaller epsilon than the full set, and
     the subset root is the full root once the full accountant's optimal
     order lies in the subset, which is checked. With the PLD accountant the
-    root is found at a ten times coarser discretisation, starting from the
-    RDP root, then refined by at most two full-resolution evaluations (the
-    resolution of :func:`pld_interval`: ``1e-4`` relative to epsilon above
-    1).
+    root is found at a coarser discretisation (four times the bounded-work
+    interval of :func:`compute_epsilon`, or ten times :func:`pld_interval`),
+    starting from an RDP hint, then refined by at most two full-resolution
+    evaluations.
     Either way the returned value ``s`` is *verified* on the exact event with
     the accountant's full settings: ``compute_epsilon(make_event(s), delta)
     <= epsilon`` always holds (``s`` is increased until it does). It may
