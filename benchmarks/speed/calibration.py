@@ -236,7 +236,8 @@ def markdown(rows, command):
 
 def _pld_cases():
     """``(label, estimator factory, n rows)``: the issue's two fits and a grid
-    of dp-sgd / adp-sgd fits of 10 to 10^4 steps at epsilon 0.1 to 50."""
+    of dp-sgd / adp-sgd / adp-adagrad fits of 10 to 10^4 steps at epsilon 0.1
+    to 50."""
     from dpestim import LinearSVC, LogisticRegression
 
     yield (
@@ -249,8 +250,13 @@ def _pld_cases():
         lambda: LogisticRegression(epsilon=0.1, delta=0.1, max_iter=1, batch_size=16),
         20,
     )
-    for solver in ("dp-sgd", "adp-sgd"):
-        for steps in (10, 1000, 10000):
+    grid = {
+        "dp-sgd": (10, 1000, 10000),
+        "adp-sgd": (10, 100, 1000, 10000),
+        "adp-adagrad": (10, 100, 1000, 10000),
+    }
+    for solver, all_steps in grid.items():
+        for steps in all_steps:
             for eps in (0.1, 1.0, 10.0, 50.0):
                 yield (
                     (
@@ -310,10 +316,15 @@ def run_pld_small(fine_check=True):
         y = (X[:, 0] > 0).astype(int)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            make().set_params(accountant="rdp", classes=[0, 1]).fit(X, y)  # compile
+            # feature_scale=None: the whole budget goes to the calibrated noise
+            make().set_params(accountant="rdp", classes=[0, 1], feature_scale=None).fit(
+                X, y
+            )  # compile
             _forget()
             spent[0] = 0.0
-            est = make().set_params(accountant="pld", classes=[0, 1], random_state=0)
+            est = make().set_params(
+                accountant="pld", classes=[0, 1], random_state=0, feature_scale=None
+            )
             c = time.process_time()
             est.fit(X, y)
             fit_cpu = time.process_time() - c

@@ -12,9 +12,9 @@ the full root as soon as the full accountant's optimal order at that noise
 lies in the subset (its epsilon is then the same number). The search starts
 on a dozen cheap orders and adds the default orders around the optimum.
 
-PLD: the root is searched with a ten times coarser discretisation of the
-same accountant, starting from the RDP root, and then checked at full
-resolution (the interval of :func:`dpestim.privacy.accounting.pld_interval`).
+PLD: the root is searched with a coarser discretisation of the same
+accountant, starting from an RDP hint, and then checked at full resolution
+(the interval of :func:`dpestim.privacy.accounting.compute_epsilon`).
 """
 
 import math
@@ -179,7 +179,9 @@ def _best_order(make_event, s, delta, relation, orders):
     return order
 
 
-def rdp_root(make_event, epsilon, delta, relation, rtol, max_noise, verify):
+def rdp_root(
+    make_event, epsilon, delta, relation, rtol, max_noise, verify, coarse_only=False
+):
     """Candidate RDP noise: root on a small, growing subset of the default orders.
 
     Three stages, each on a few orders (an RDP evaluation costs about the
@@ -199,7 +201,8 @@ def rdp_root(make_event, epsilon, delta, relation, rtol, max_noise, verify):
     Returns the last noise that passed ``verify``, else the last candidate
     (the caller verifies it again and increases it if needed), or ``None``
     when the budget is unreachable. With ``verify=None`` the subset root is
-    returned unverified (a hint).
+    returned unverified (a hint); with ``coarse_only`` too, the root of
+    stage 1 (a cheaper hint, no smaller than the stage-3 root).
     """
 
     def solve(orders, start, tol):
@@ -213,6 +216,8 @@ def rdp_root(make_event, epsilon, delta, relation, rtol, max_noise, verify):
     coarse = sorted(_coarse_orders(epsilon, delta))
     f, state = _windowed(make_event, delta, relation, coarse)
     candidate = _root(f, epsilon, 1.0, max(rtol, 3e-3), max_noise, slope=2.0)
+    if coarse_only and verify is None and candidate is not None:
+        return candidate
     if candidate is None:
         # The window assumes epsilon unimodal in the order. At very large
         # noise it is not: dp_accounting's KL bound certifies epsilon = 0 at

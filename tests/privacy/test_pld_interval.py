@@ -8,7 +8,7 @@ import dp_accounting
 import pytest
 from dp_accounting import pld
 
-from dpestim.privacy import calibrate_noise, compute_epsilon
+from dpestim.privacy import accounting, calibrate_noise, compute_epsilon
 from dpestim.privacy.accounting import PLD_INTERVAL, pld_interval
 
 G = dp_accounting.GaussianDpEvent
@@ -66,3 +66,41 @@ def test_calibration_meets_the_budget_at_the_default_interval(epsilon):
     assert _fine(make_event(noise), 1e-5) <= epsilon
     # and it is tight: 1% less noise exceeds the budget
     assert compute_epsilon(make_event(0.99 * noise), 1e-5, accountant="pld") > epsilon
+
+
+def _levels_event(s, levels=(0.8, 0.9, 1.0, 1.2, 1.4, 1.7, 2.0, 2.4), q=0.1):
+    """An adp-sgd-shaped event: one subsampled Gaussian per noise level."""
+    P, S = dp_accounting.PoissonSampledDpEvent, dp_accounting.SelfComposedDpEvent
+    return dp_accounting.ComposedDpEvent([S(P(q, G(s * level)), 3) for level in levels])
+
+
+def test_work_interval_bounds_the_base_plds_and_is_a_power_of_two():
+    relation = dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE
+    one = accounting._pld_loss_range(_levels_event(0.5, levels=(1.0,)), relation)
+    eight = accounting._pld_loss_range(_levels_event(0.5), relation)
+    assert 0 < one < eight  # eight base PLDs, each over its loss range
+    for width in (one, eight, 1e-3, 1e9):
+        interval = accounting._work_interval(width)
+        ratio = interval / PLD_INTERVAL
+        assert ratio == 2.0 ** round(math.log2(ratio))
+        assert (
+            width / interval <= accounting._PLD_MAX_POINTS
+            or interval == accounting._PLD_MAX_INTERVAL
+        )
+        if interval > PLD_INTERVAL:  # the finest interval within the bound
+            assert width / (interval / 2) > accounting._PLD_MAX_POINTS
+    assert accounting._work_interval(eight) > accounting._work_interval(one)
+    # another mechanism: the interval is set by the epsilon (probe) instead
+    mixed = dp_accounting.ComposedDpEvent([G(1.0), dp_accounting.LaplaceDpEvent(1.0)])
+    assert accounting._pld_loss_range(mixed, relation) is None
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 4.0])
+def test_calibration_of_many_noise_levels_meets_the_budget_at_1e_4(epsilon):
+    noise = calibrate_noise(_levels_event, epsilon, 1e-5, accountant="pld")
+    # conservative: within budget by the default accountant at 1e-4 ...
+    assert _fine(_levels_event(noise), 1e-5) <= epsilon
+    # ... and at the (coarser) interval the accountant used
+    assert compute_epsilon(_levels_event(noise), 1e-5, accountant="pld") <= epsilon
+    # and close to tight: 2% less noise exceeds the budget at 1e-4
+    assert _fine(_levels_event(0.98 * noise), 1e-5) > epsilon
