@@ -5,6 +5,7 @@ default 1e-4, and a calibrated noise meets the budget at 1e-4 too."""
 import math
 
 import dp_accounting
+import numpy as np
 import pytest
 from dp_accounting import pld
 
@@ -104,3 +105,22 @@ def test_calibration_of_many_noise_levels_meets_the_budget_at_1e_4(epsilon):
     assert compute_epsilon(_levels_event(noise), 1e-5, accountant="pld") <= epsilon
     # and close to tight: 2% less noise exceeds the budget at 1e-4
     assert _fine(_levels_event(0.98 * noise), 1e-5) > epsilon
+
+
+@pytest.mark.parametrize("solver", ["adp-sgd", "adp-adagrad"])
+def test_adaptive_solvers_refuse_slow_pld_calibration_up_front(solver):
+    # Calibrating their many-level composition with PLD takes more than 2 s
+    # of CPU from 100 steps on: refused with the reason, before data is read.
+    from dpestim import LogisticRegression
+
+    est = LogisticRegression(
+        solver=solver, accountant="pld", epsilon=1.0, classes=[0, 1],
+        max_iter=5, batch_size=10, feature_scale=None,
+    )  # fmt: skip
+    X = np.random.default_rng(0).normal(size=(200, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="accountant='pld' is not available"):
+        est.fit(X, y)
+    # a short run keeps the PLD accountant
+    short = est.set_params(max_iter=1, batch_size=100).fit(X, y)
+    assert short.epsilon_ <= 1.0
