@@ -71,7 +71,10 @@ def test_memmap_auto_fit_runs_the_blocked_plan_and_accounts_for_it(tmp_path):
     y = (X[:, 0] - X[:, 1] > 0).astype(int)
     np.save(tmp_path / "X.npy", X)
     Xm = np.load(tmp_path / "X.npy", mmap_mode="r")
-    kw = dict(classes=[0, 1], epsilon=1.0, delta=1e-6, random_state=3)
+    # feature_scale=None: blocked X is never privately rescaled (in-memory X is)
+    kw = dict(
+        classes=[0, 1], epsilon=1.0, delta=1e-6, random_state=3, feature_scale=None
+    )
     blocked = LogisticRegression(**kw).fit(BlockedArray(Xm, block_size=9_000), y)
     auto = LogisticRegression(**kw).fit(X, y)
     assert blocked.n_iter_ <= BLOCKED_MAX_STEPS < auto.n_iter_
