@@ -46,7 +46,8 @@ import scipy.sparse as sp
 from dp_accounting import ComposedDpEvent, GaussianDpEvent, NonPrivateDpEvent
 from sklearn.utils._param_validation import Interval
 
-from ..base import ROW_CLIPPING_TARGET, BaseSolver, SolverResult
+from ..base import SolverResult
+from ._base import OneShotSolver
 
 __all__ = ["AdaSSP", "adassp_statistics", "clip_rows"]
 
@@ -88,7 +89,7 @@ def adassp_statistics(Xc, Y):
     return lam, G[iu], Xc.T @ Y
 
 
-class AdaSSP(BaseSolver):
+class AdaSSP(OneShotSolver):
     """Sufficient-statistics perturbation with an adaptive ridge (``"adassp"``).
 
     Wang (UAI 2018), Algorithm 2, for :class:`~dpestim.Ridge` only. One pass
@@ -125,19 +126,13 @@ class AdaSSP(BaseSolver):
 
     name = "adassp"
     supported_losses = frozenset({"squared"})
-    row_norm_target = ROW_CLIPPING_TARGET  # it clips the rows themselves
     accepts_sparse = True
-    privacy_notion = "approx"
-    neighbouring = "add_or_remove_one"
     _parameter_constraints = {"rho": [Interval(Real, 0, 1, closed="neither")]}
 
     def __init__(self, rho=0.05):
         self.rho = rho
 
     # -- public quantities ------------------------------------------------------
-
-    def _dim(self, plan):
-        return plan.n_features + int(plan.fit_intercept)
 
     def row_bound(self, plan):
         """``B``: the L2 bound on an augmented, clipped row."""
@@ -157,9 +152,6 @@ class AdaSSP(BaseSolver):
                 "allowed with this solver."
             )
 
-    def n_steps(self, plan):
-        return 1
-
     def noise_stds(self, noise_multiplier, plan):
         """Standard deviations of the three releases: ``(lambda_min, X^T X, X^T Y)``."""
         B = self.row_bound(plan)
@@ -174,9 +166,6 @@ class AdaSSP(BaseSolver):
 
     def event_inputs(self, plan):
         return None  # the event depends on the noise multiplier only
-
-    def utility_warnings(self, plan, noise_multiplier):
-        return []
 
     def mechanism(self, plan):
         return (

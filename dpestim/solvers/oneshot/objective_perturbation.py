@@ -38,7 +38,8 @@ from ...privacy.objective_perturbation import (
     amp_epsilon,
     jacobian_epsilon,
 )
-from ..base import ROW_CLIPPING_TARGET, BaseSolver, SolverResult
+from ..base import SolverResult
+from ._base import OneShotSolver
 
 __all__ = ["ObjectivePerturbation"]
 
@@ -55,7 +56,7 @@ _CALIBRATIONS = {}
 TRAVEL = 2.0
 
 
-class ObjectivePerturbation(BaseSolver):
+class ObjectivePerturbation(OneShotSolver):
     """Approximate-minima objective perturbation (``"objective-perturbation"``).
 
     :class:`~dpestim.LogisticRegression`; more than two classes are fitted
@@ -103,9 +104,6 @@ class ObjectivePerturbation(BaseSolver):
     name = "objective-perturbation"
     supported_losses = frozenset({"logistic", "multinomial"})
     accepts_sparse = True
-    privacy_notion = "approx"
-    row_norm_target = ROW_CLIPPING_TARGET  # it clips the rows themselves
-    neighbouring = "add_or_remove_one"
     _parameter_constraints = {
         "alpha": [Interval(Real, 0, 1e6, closed="left"), StrOptions({"auto"})],
         "jacobian_share": [Interval(Real, 0, 1, closed="neither")],
@@ -126,9 +124,6 @@ class ObjectivePerturbation(BaseSolver):
         self.output_noise_factor = output_noise_factor
 
     # -- public quantities ------------------------------------------------------
-
-    def _dim(self, plan):
-        return plan.n_features + int(plan.fit_intercept)
 
     def lipschitz(self, plan):
         """``zeta``: bound on a per-example gradient (row norm of ``x~``)."""
@@ -197,9 +192,6 @@ class ObjectivePerturbation(BaseSolver):
             )
         super().check_loss(loss)
 
-    def n_steps(self, plan):
-        return 1
-
     def jacobian_epsilon(self, plan):
         """``eps_J = log(1 + c / (n alpha_total))`` of this plan."""
         return jacobian_epsilon(self.curvature(plan), plan.n_samples * plan.alpha)
@@ -262,9 +254,6 @@ class ObjectivePerturbation(BaseSolver):
             f"Gaussian epsilons from dp_accounting's {accountant}; or its zCDP "
             "bound, whichever is smaller)"
         )
-
-    def utility_warnings(self, plan, noise_multiplier):
-        return []
 
     def mechanism(self, plan):
         return (
