@@ -421,7 +421,7 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
         rng = check_generator(self.random_state)
         # The policy step: private scales the "auto" rules need (public plan,
         # charged before any of them reads the data).
-        scale_plan = self._plan_scales(n, y, blocked is not None)
+        scale_plan = self._plan_scales(n, y, blocked is not None, solver)
         scale_events = scale_plan.events()
         if scale_events:
             charge_fit(

@@ -180,7 +180,10 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         if self.y_bound_ is not None:
             low, high = self.y_bound_
             c = self._y_center
-            bound = float(np.sqrt(np.sum(np.maximum(abs(low - c), abs(high - c)) ** 2)))
+            # in the units the solver sees: clipped, centred and divided by
+            # the target scale (y_bound="auto" scales the range to [-3, 3])
+            half = np.maximum(abs(low - c), abs(high - c)) / self._y_scale
+            bound = float(np.sqrt(np.sum(half**2)))
         return replace(plan, target_bound=bound), resolved
 
     def _set_coef(self, coef, intercept):

@@ -25,7 +25,7 @@ class PrivateScalesMixin:
         """How many targets' ranges the fit estimates privately (Ridge only)."""
         return 0
 
-    def _plan_scales(self, n, y, blocked):
+    def _plan_scales(self, n, y, blocked, solver=None):
         """The :class:`~dpestim.preprocessing._fit_scales.ScalePlan` of this fit.
 
         Public: ``n``, the number of targets, ``epsilon`` and ``scale_share``.
@@ -33,7 +33,10 @@ class PrivateScalesMixin:
         ``noise_multiplier`` has no budget to share) and only for the scales
         left to ``"auto"``: the row scale with ``feature_scale="auto"`` and
         ``clip_norm="auto"`` (an explicit ``clip_norm`` is in the units of
-        ``X``) on in-memory ``X``.
+        ``X``) on in-memory ``X``. A solver with a ``scale_share_cap`` (the
+        one-shot solvers, whose bounds are the statistics' scale) gets the
+        share raised, up to that cap, when ``scale_share`` is too small for
+        the estimates to be reliable at this ``n`` and ``epsilon``.
         """
         eps = self.epsilon
         rows = (
@@ -50,7 +53,12 @@ class PrivateScalesMixin:
         ):
             return _scales.ScalePlan(None, None, 0, {})
         return _scales.plan_estimates(
-            float(eps), n, share=float(self.scale_share), rows=rows, targets=targets
+            float(eps),
+            n,
+            share=float(self.scale_share),
+            rows=rows,
+            targets=targets,
+            max_share=getattr(solver, "scale_share_cap", None),
         )
 
     def _apply_feature_scale(self, X, scale_plan, rng, target=None):

@@ -44,6 +44,7 @@ __all__ = [
     "ScalePlan",
     "bin_quantile",
     "feasible",
+    "feasible_share",
     "plan_estimates",
     "positive_edges",
     "private_row_scale",
@@ -197,17 +198,39 @@ class ScalePlan:
         return float(sum(e.epsilon for e in self.events()))
 
 
-def plan_estimates(epsilon, n_samples, *, share, rows, targets):
+def feasible_share(epsilon, n_samples, *, rows, targets):
+    """Smallest share of ``epsilon`` that makes every draw :func:`feasible`.
+
+    Public (``epsilon``, ``n``, which estimates run): the draws share the
+    budget equally (:func:`plan_estimates`), so each needs the epsilon of the
+    hardest one (the signed grid's when a target range is estimated).
+    """
+    draws = (1 if rows else 0) + TARGET_DRAWS * targets
+    if not draws:
+        return 0.0
+    n_bins = (signed_edges() if targets else positive_edges()).shape[0] + 1
+    each = 2.0 * (math.log(n_bins) + math.log(1.0 / FAILURE)) / (0.5 * n_samples)
+    return draws * each / epsilon
+
+
+def plan_estimates(epsilon, n_samples, *, share, rows, targets, max_share=None):
     """The :class:`ScalePlan` of one fit, from public quantities only.
 
     ``share * epsilon`` is split equally between the draws asked for
     (``rows``: the row-norm median; ``targets``: the number of targets whose
-    range is estimated, :data:`TARGET_DRAWS` draws each). A draw that would
+    range is estimated, :data:`TARGET_DRAWS` draws each). With ``max_share``
+    (a solver that cannot do without the scales, ``scale_share_cap``) a share
+    too small for the draws is raised to :func:`feasible_share` when that is
+    at most ``max_share``. A draw that would
     not be :func:`feasible` at its epsilon is dropped (with a note), and the
     budget of the remaining draws is recomputed, so that what runs is worth
     its cost; what is dropped costs nothing.
     """
     notes = {}
+    if max_share is not None:
+        need = feasible_share(epsilon, n_samples, rows=rows, targets=targets)
+        if share < need <= max_share:
+            share = need * (1.0 + 1e-9)
     n_pos = positive_edges().shape[0] + 1
     n_signed = signed_edges().shape[0] + 1
     total = share * epsilon

@@ -114,19 +114,23 @@ def composed_epsilon(events, delta, accountant="rdp", neighbouring="add_or_remov
         pass  # e.g. zCDP events under PLD
     pure = [_pure_epsilon(e) for e in leaves]
     if any(p is not None for p in pure):
-        rest = [e for e, p in zip(leaves, pure) if p is None]
-        eps_rest = (
-            compute_epsilon(
-                dp_accounting.ComposedDpEvent(rest), delta, accountant, neighbouring
+        rest = [accountable_event(e) for e, p in zip(leaves, pure) if p is None]
+        try:
+            eps_rest = (
+                compute_epsilon(
+                    dp_accounting.ComposedDpEvent(rest), delta, accountant, neighbouring
+                )
+                if rest
+                else 0.0
             )
-            if rest
-            else 0.0
-        )
-        bounds.append(sum(p for p in pure if p is not None) + eps_rest)
+            bounds.append(sum(p for p in pure if p is not None) + eps_rest)
+        except ValueError:
+            pass  # e.g. objective perturbation's zCDP translation under PLD
     op = [e for e in events if _is_objective_perturbation(e)]
     if op:
         # objective perturbation's own closed form, basic composition with
-        # the rest (delta split evenly): tighter than its zCDP translation
+        # the rest (delta split evenly between the approximate-DP parts; the
+        # pure-DP draws need none): tighter than its zCDP translation
         from .objective_perturbation import amp_epsilon
 
         rest = [
@@ -135,6 +139,8 @@ def composed_epsilon(events, delta, accountant="rdp", neighbouring="add_or_remov
             if not _is_objective_perturbation(e)
             for leaf in _leaves(e)
         ]
+        eps_pure = sum(p for p in map(_pure_epsilon, rest) if p is not None)
+        rest = [e for e in rest if _pure_epsilon(e) is None]
         share = delta / (len(op) + bool(rest))
         try:
             eps_rest = (
@@ -147,7 +153,9 @@ def composed_epsilon(events, delta, accountant="rdp", neighbouring="add_or_remov
                 if rest
                 else 0.0
             )
-            bounds.append(sum(amp_epsilon(e, share, accountant) for e in op) + eps_rest)
+            bounds.append(
+                sum(amp_epsilon(e, share, accountant) for e in op) + eps_pure + eps_rest
+            )
         except ValueError:
             pass
     if not bounds:

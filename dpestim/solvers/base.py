@@ -169,6 +169,11 @@ class BaseSolver(BaseEstimator):
         (``feature_scale="auto"``) brings the rows to; ``None``: the
         project's default (:data:`~dpestim.preprocessing._fit_scales.ROW_NORM_TARGET`,
         for solvers that clip per-example gradients).
+    scale_share_cap : float or None
+        Largest share of epsilon the estimator may give its private scale
+        estimates when its ``scale_share`` is too small for them to be
+        reliable at this ``n`` and ``epsilon`` (public); ``None``: never
+        raised (the estimates are then skipped).
     """
 
     name = None
@@ -186,6 +191,7 @@ class BaseSolver(BaseEstimator):
     neighbouring = "add_or_remove_one"
     supports_blocked_data = False
     row_norm_target = None
+    scale_share_cap = None
     #: ``"auto"`` learning rate of an unclipped non-private plan, in units of
     #: ``1 / L`` (:func:`~dpestim.solvers._policy.unclipped_smoothness`).
     unclipped_step = 1.0

@@ -77,8 +77,29 @@ def test_weyl_bound_is_what_the_eigenvalue_needs():
     assert abs(lam[0] - lam[1]) > 1.0  # clip_norm 1 would allow at most 1
 
 
-def test_event_is_three_composed_gaussians_and_calibrated():
+def test_default_event_is_two_composed_gaussians_and_calibrated():
+    """Default eigenvalue_share=0: lambda_min is not released."""
     solver = AdaSSP()
+    plan = erm_plan(200, 3, 1, SQUARED, target_bound=1.0)
+    nm = solver.calibrate(1.0, 1e-5, plan, accountant="rdp")
+    assert solver.make_event(nm, plan) == ComposedDpEvent([GaussianDpEvent(nm)] * 2)
+    eps = compute_epsilon(solver.make_event(nm, plan), 1e-5)
+    assert 0.99 < eps <= 1.0
+    assert math.isinf(solver.noise_stds(nm, plan)[0])
+
+
+@pytest.mark.parametrize("share", [0.1, 0.5, 0.9])
+def test_eigenvalue_share_is_its_share_of_the_precision(share):
+    """The composed event is one Gaussian of multiplier nm / sqrt(1 + ...)."""
+    solver = AdaSSP(eigenvalue_share=share)
+    plan = erm_plan(200, 3, 1, SQUARED, target_bound=1.0)
+    ev, g1, g2 = solver.make_event(2.0, plan).events
+    precision = [1 / e.noise_multiplier**2 for e in (ev, g1, g2)]
+    assert precision[0] / sum(precision) == pytest.approx(share)
+
+
+def test_event_is_three_composed_gaussians_and_calibrated():
+    solver = AdaSSP(eigenvalue_share=1 / 3)  # the paper's equal split
     plan = erm_plan(200, 3, 1, SQUARED, target_bound=1.0)
     nm = solver.calibrate(1.0, 1e-5, plan, accountant="rdp")
     event = solver.make_event(nm, plan)
@@ -126,8 +147,8 @@ def test_noise_has_the_stated_scale():
     X = np.eye(3) * 0.5
     X = np.repeat(X, 40, axis=0)  # lambda_min(X^T X) = 10
     y = np.zeros(120)
-    m = Ridge(epsilon=None, noise_multiplier=0.2, solver="adassp", y_bound=1.0,
-              fit_intercept=False, clip_norm=1.0)  # fmt: skip
+    m = Ridge(epsilon=None, noise_multiplier=0.2, solver=AdaSSP(eigenvalue_share=1 / 3),
+              y_bound=1.0, fit_intercept=False, clip_norm=1.0)  # fmt: skip
     shift = math.sqrt(2 * math.log(1 / 0.05)) * 0.2
     draws = [m.set_params(random_state=s).fit(X, y).lambda_min_ for s in range(400)]
     draws = np.asarray(draws) + shift
@@ -147,3 +168,44 @@ def test_pure_dp_refused():
     X, y = np.ones((10, 2)), np.arange(10.0)
     with pytest.raises(ValueError, match="delta must be > 0"):
         Ridge(solver="adassp", delta=0.0, y_bound=(0, 10)).fit(X, y)
+
+
+@pytest.mark.parametrize("share", [0.0, 0.1, 1 / 3, 0.9])
+def test_probe_of_every_eigenvalue_share_holds_on_neighbours(share):
+    """The composed release (eigenvalue scaled by its factor) by brute force."""
+    from test_sensitivity import max_sensitivity_ratio
+
+    rng = np.random.default_rng(int(share * 1000))
+    ratio = max_sensitivity_ratio(AdaSSP(eigenvalue_share=share), SQUARED, rng, 40)
+    assert 0.3 < ratio <= 1 + 1e-9
+
+
+def test_scale_share_is_raised_for_small_n_one_shot_fits():
+    """n = 331, epsilon 2: 5% is too little; AdaSSP gets a feasible share."""
+    from dpestim.preprocessing import _fit_scales as fs
+
+    need = fs.feasible_share(2.0, 331, rows=True, targets=1)
+    assert 0.05 < need < 0.5
+    plan = fs.plan_estimates(2.0, 331, share=0.05, rows=True, targets=1, max_share=0.5)
+    assert plan.row_epsilon is not None and plan.target_epsilon is not None
+    assert plan.epsilon == pytest.approx(need * 2.0, rel=1e-6)
+    # without a cap (the gradient solvers) nothing is raised: both dropped
+    plan = fs.plan_estimates(2.0, 331, share=0.05, rows=True, targets=1)
+    assert plan.row_epsilon is None and plan.target_epsilon is None
+    # beyond the cap: not raised either
+    plan = fs.plan_estimates(0.5, 331, share=0.05, rows=True, targets=1, max_share=0.5)
+    assert plan.epsilon <= 0.05 * 0.5 + 1e-12
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(331, 10)) * 0.05, rng.normal(size=331) * 50 + 150
+    m = Ridge(solver="adassp", epsilon=2.0, random_state=0).fit(X, y)
+    assert m.epsilon_ <= 2.0
+    assert "private range" in m.hyperparameters_["y_bound"]
+    assert "private median" in m.hyperparameters_["feature_scale"]
+
+
+def test_auto_target_bound_is_in_the_scaled_units():
+    """y_bound="auto" scales y to [-3, 3]: the solver's bound is 3, not the range."""
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(3000, 3)), rng.normal(size=3000) * 50 + 1000
+    m = Ridge(solver="adassp", epsilon=2.0, random_state=0).fit(X, y)
+    assert "target bound 3)" in str(m.privacy_report())
