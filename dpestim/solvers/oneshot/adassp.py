@@ -46,7 +46,8 @@ n = 500 ... 8000, at epsilon 1 and 2, with oracle scales; diabetes held
 out): ``eigenvalue_share = 0`` beat the paper's 1/3 on 7 of 8 sets by 0.01
 to 0.09 R^2 (the eigenvalue release buys a smaller ridge only once
 ``lambda_min(X^T X)`` exceeds the Gram noise, beyond these n); rows
-brought to a median norm of :data:`ROW_NORM_TARGET` (0.96) under
+brought to a median norm of the one-shot solvers' ``row_norm_target``
+(:data:`~dpestim.solvers.base.ROW_CLIPPING_TARGET`, 0.96) under
 ``clip_norm`` 1, about half the rows clipped, beat the one-shot default
 0.52 on every set (epsilon 1: mean R^2 0.31 against 0.18 over the eight
 sets; 1.35, most rows clipped, gave 0.36 there but lost at large epsilon:
@@ -67,12 +68,7 @@ from sklearn.utils._param_validation import Interval
 from ..base import SolverResult
 from ._base import OneShotSolver
 
-__all__ = ["AdaSSP", "ROW_NORM_TARGET", "adassp_statistics", "clip_rows"]
-
-#: AdaSSP's ``row_norm_target``: the private feature scale brings the rows'
-#: median norm to ``2 ** (-0.5 / 8)`` (about 0.96, a grid bin's midpoint),
-#: about ``clip_norm`` 1: half the rows are clipped (module docstring).
-ROW_NORM_TARGET = 2.0 ** (-0.5 / 8)
+__all__ = ["AdaSSP", "adassp_statistics", "clip_rows"]
 
 
 def _shrink(norms, bound):
@@ -155,7 +151,6 @@ class AdaSSP(OneShotSolver):
     name = "adassp"
     supported_losses = frozenset({"squared"})
     accepts_sparse = True
-    row_norm_target = ROW_NORM_TARGET
     _parameter_constraints = {
         "eigenvalue_share": [Interval(Real, 0, 1, closed="left")],
         "rho": [Interval(Real, 0, 1, closed="neither")],
