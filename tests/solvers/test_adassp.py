@@ -209,3 +209,18 @@ def test_auto_target_bound_is_in_the_scaled_units():
     X, y = rng.normal(size=(3000, 3)), rng.normal(size=3000) * 50 + 1000
     m = Ridge(solver="adassp", epsilon=2.0, random_state=0).fit(X, y)
     assert "target bound 3)" in str(m.privacy_report())
+
+
+@pytest.mark.parametrize("factor", [0.7, 1.0])
+def test_ridge_is_the_factor_times_the_papers_bound(factor):
+    """No eigenvalue released: the ridge is public (n, d, noise, bounds)."""
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(300, 4)), rng.normal(size=300)
+    m = Ridge(epsilon=1.0, solver=AdaSSP(ridge_factor=factor), y_bound=(-3, 3),
+              clip_norm=2.0, random_state=0).fit(X, y)  # fmt: skip
+    p, B2 = 5, 2.0**2 * 2
+    expected = (
+        factor * math.sqrt(p * math.log(2 * p * p / 0.05)) * m.noise_multiplier_ * B2
+    )
+    assert m.ridge_ == pytest.approx(expected, rel=1e-12)
+    assert m.lambda_min_ == 0.0
