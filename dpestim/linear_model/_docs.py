@@ -105,7 +105,11 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         the solver is calibrated for the rest, and ``epsilon_`` never
         exceeds ``epsilon``. A draw that ``n`` makes unreliable (a chance
         above 1% of landing outside the data's range) is not run and costs
-        nothing."""
+        nothing. The one-shot solvers (``adassp``,
+        ``objective-perturbation``), whose noise is set by these bounds,
+        raise the share to the smallest reliable one when that is at most
+        half of ``epsilon`` (their ``scale_share_cap``; public: ``n``,
+        ``epsilon``, which estimates run)."""
 
 COEF_BOUND_PARAM = """coef_bound : float, "auto" or None, default="auto"
         Public radius of the coefficients: after fitting, ``coef_`` (all
