@@ -108,8 +108,9 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         nothing. The one-shot solvers (``adassp``,
         ``objective-perturbation``), whose noise is set by these bounds,
         raise the share to the smallest reliable one when that is at most
-        half of ``epsilon`` (their ``scale_share_cap``; public: ``n``,
-        ``epsilon``, which estimates run)."""
+        their ``scale_share_cap`` (AdaSSP half of ``epsilon``, objective
+        perturbation a fifth; public: ``n``, ``epsilon``, which estimates
+        run)."""
 
 COEF_BOUND_PARAM = """coef_bound : float, "auto" or None, default="auto"
         Public radius of the coefficients: after fitting, ``coef_`` (all

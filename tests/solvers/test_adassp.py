@@ -224,3 +224,20 @@ def test_ridge_is_the_factor_times_the_papers_bound(factor):
     )
     assert m.ridge_ == pytest.approx(expected, rel=1e-12)
     assert m.lambda_min_ == 0.0
+
+
+def test_each_one_shot_solver_raises_the_share_up_to_its_own_cap():
+    """Rows only, n = 300, epsilon 0.5: the median needs about 29% of it."""
+    from dpestim.preprocessing import _fit_scales as fs
+
+    need = fs.feasible_share(0.5, 300, rows=True, targets=0)
+    assert 0.2 < need < 0.5
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5)) * 0.01
+    y, labels = X @ np.ones(5), (X[:, 0] > 0).astype(int)
+    ridge = Ridge(solver="adassp", epsilon=0.5, y_bound=(-1, 1), random_state=0)
+    assert "private median" in ridge.fit(X, y).hyperparameters_["feature_scale"]
+    op = LogisticRegression(solver="objective-perturbation", epsilon=0.5,
+                            classes=[0, 1], random_state=0)  # fmt: skip
+    assert "not estimated" in op.fit(X, labels).hyperparameters_["feature_scale"]
+    assert op.feature_scale_ == 1.0
