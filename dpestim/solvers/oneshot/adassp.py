@@ -2,7 +2,8 @@
 
 Wang, "Revisiting differentially private linear regression: optimal and
 adaptive prediction & estimation" (UAI 2018), Algorithm 2. Three Gaussian
-releases of the data, then a closed-form solve (post-processing):
+releases of the data (two by default: the first only with
+``eigenvalue_share > 0``), then a closed-form solve (post-processing):
 
 1. ``lambda_min(X^T X)``, the smallest eigenvalue of the Gram matrix, with
    noise, shifted down by ``sqrt(2 ln(1 / rho))`` noise standard deviations
