@@ -63,6 +63,12 @@ ENTRIES = [
         ("--seeds", "1", "--parts", "california"),
         ("--seeds", "2"),
     ),
+    Entry(
+        "imbalance",
+        "utility/imbalance_probe.py",
+        ("--quick", "--datasets", "compas", "--solvers", "dp-sgd", "--skip-adult"),
+        ("--seeds", "2", "--adult-seeds", "5"),
+    ),
     Entry("private_search", "utility/private_search.py", ("--quick",)),
     Entry(
         "budget_composition",

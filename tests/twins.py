@@ -23,11 +23,12 @@ def np_dloss(loss, z, y):
     raise ValueError(loss)
 
 
-def np_clipped_grad_sum(X, Y, rows, W, b, loss, clip_norm, fit_intercept):
+def np_clipped_grad_sum(X, Y, rows, W, b, loss, clip_norm, fit_intercept, weights=None):
     """NumPy twin: sum over ``rows`` of per-example gradients, each clipped.
 
     The per-example gradient is formed explicitly and its norm computed
     with ``numpy.linalg.norm``, independently of the kernel's shortcut.
+    ``weights``: row ``i``'s clipped gradient is multiplied by ``weights[i]``.
     """
     X = X.toarray() if hasattr(X, "toarray") else X
     G = np.zeros_like(W)
@@ -38,6 +39,8 @@ def np_clipped_grad_sum(X, Y, rows, W, b, loss, clip_norm, fit_intercept):
         gb = dz if fit_intercept else np.zeros_like(dz)
         norm = np.sqrt(np.sum(gW**2) + np.sum(gb**2))
         s = min(1.0, clip_norm / norm) if norm > 0 else 1.0
+        if weights is not None:
+            s *= weights[i]
         G += s * gW
         g0 += s * gb
     return G, g0
@@ -100,8 +103,13 @@ def np_noisy_sgd(
     n_steps,
     rng,
     smoothing=0.0,
+    weights=None,
+    b0=None,
 ):
     """NumPy twin of the dp-sgd loop, drawing from ``rng`` in the same order.
+
+    ``weights``: per-row weights of the clipped gradients; ``b0``: the
+    initial intercept (zero by default).
 
     ``smoothing > 0``: the dp-lssgd step, with the FFT form of the smoothing
     applied to each row of the noisy gradient plus penalty gradient.
@@ -109,10 +117,14 @@ def np_noisy_sgd(
     n, d = X.shape
     K = Y.shape[1]
     W, b = np.zeros((K, d)), np.zeros(K)
+    if b0 is not None:
+        b[:] = b0
     key = np_sampling_key(rng) if q < 1 else None
     for t in range(n_steps):
         rows = np_poisson_sample_range(key, t, q, 0, n)
-        G, g0 = np_clipped_grad_sum(X, Y, rows, W, b, loss, clip_norm, fit_intercept)
+        G, g0 = np_clipped_grad_sum(
+            X, Y, rows, W, b, loss, clip_norm, fit_intercept, weights
+        )
         if noise_std > 0:
             G = G + noise_std * rng.standard_normal((K, d))
             if fit_intercept:

@@ -6,7 +6,12 @@ share one name stem. None uses ``fastmath``: clipping, norms and noise must be
 computed exactly as analysed.
 """
 
-from .clipping import clipped_grad_sum, clipped_grad_sum_csr
+from .clipping import (
+    clipped_grad_sum,
+    clipped_grad_sum_csr,
+    weighted_clipped_grad_sum,
+    weighted_clipped_grad_sum_csr,
+)
 from .counter_sampling import SAMPLING_BLOCK, poisson_sample_range, sampling_key
 from .l1_clipping import l1_clipped_grad_sum, l1_clipped_grad_sum_csr
 from .sampling import poisson_sample
@@ -19,6 +24,8 @@ __all__ = [
     "clipped_grad_sum_csr",
     "l1_clipped_grad_sum",
     "l1_clipped_grad_sum_csr",
+    "weighted_clipped_grad_sum",
+    "weighted_clipped_grad_sum_csr",
     "laplacian_smooth_inplace",
     "poisson_sample",
     "poisson_sample_range",

@@ -231,9 +231,12 @@ def _clip_scale(dz, row_norm, fit_intercept, clip_norm, l1):
 
 def dense_clipped_sum(
     X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms, fit_intercept, G, g0,
-    z, dz, l1,
+    z, dz, l1, weights,
 ):  # fmt: skip
     """Blocked dense loop of :func:`clipped_grad_sum` (``l1`` picks the norm).
+
+    ``weights``: per-row weights in ``[0, 1]`` applied after clipping (see
+    :func:`weighted_clipped_grad_sum`), or an empty array (none).
 
     float64 ``X`` is computed in float64; float32 ``X`` in float32 (see the
     module docstring). numba only: compiled through the overload.
@@ -244,34 +247,34 @@ def dense_clipped_sum(
 @overload(dense_clipped_sum, jit_options={"cache": True})
 def _dense_clipped_sum_impl(
     X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms, fit_intercept, G, g0,
-    z, dz, l1,
+    z, dz, l1, weights,
 ):  # fmt: skip
     if X.dtype == types.float32:
 
         def float32_rows(
             X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms, fit_intercept,
-            G, g0, z, dz, l1,
+            G, g0, z, dz, l1, weights,
         ):  # fmt: skip
             if _F32_CLIP_MIN <= clip_norm <= _F32_CLIP_MAX:
                 _dense_float32(
                     X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms,
-                    fit_intercept, G, g0, z, dz, l1,
+                    fit_intercept, G, g0, z, dz, l1, weights,
                 )  # fmt: skip
             else:
                 _dense_float64(
                     X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms,
-                    fit_intercept, G, g0, z, dz, l1,
+                    fit_intercept, G, g0, z, dz, l1, weights,
                 )  # fmt: skip
 
         return float32_rows
 
     def float64_rows(
         X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms, fit_intercept, G,
-        g0, z, dz, l1,
+        g0, z, dz, l1, weights,
     ):  # fmt: skip
         _dense_float64(
             X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms, fit_intercept,
-            G, g0, z, dz, l1,
+            G, g0, z, dz, l1, weights,
         )  # fmt: skip
 
     return float64_rows
@@ -280,7 +283,7 @@ def _dense_clipped_sum_impl(
 @numba.njit(cache=True)
 def _dense_float64(
     X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms, fit_intercept, G, g0,
-    z, dz, l1,
+    z, dz, l1, weights,
 ):  # fmt: skip
     """Blocks of float64 rows (float32 rows converted while gathered)."""
     K, d = W.shape
@@ -288,14 +291,14 @@ def _dense_float64(
     _dense_blocks(
         X, Y, rows, n_rows, W.T, b, loss, _safe_limit(clip_norm, K, d),
         row_norms, fit_intercept, G, g0, z, dz, l1, np.empty((B, d)),
-        np.empty((B, K)), np.empty((K, d)),
+        np.empty((B, K)), np.empty((K, d)), weights,
     )  # fmt: skip
 
 
 @numba.njit(cache=True)
 def _dense_float32(
     X, Y, rows, n_rows, W, b, loss, clip_norm, row_norms, fit_intercept, G, g0,
-    z, dz, l1,
+    z, dz, l1, weights,
 ):  # fmt: skip
     """Blocks of float32 rows, float32 products (sgemm)."""
     K, d = W.shape
@@ -306,23 +309,27 @@ def _dense_float32(
         X, Y, rows, n_rows, W.astype(f32).T, b, loss,
         _safe_limit32(clip_norm, K, d), row_norms, fit_intercept, G, g0, z, dz,
         l1, np.empty((B, d), f32), np.empty((B, K), f32), np.empty((d, K), f32),
+        weights,
     )  # fmt: skip
 
 
 @numba.njit(cache=True)
 def _dense_blocks(
     X, Y, rows, n_rows, Wt, b, loss, limit, row_norms, fit_intercept, G, g0,
-    z, dz, l1, Xb, Cb, Gb,
+    z, dz, l1, Xb, Cb, Gb, weights,
 ):  # fmt: skip
     """The blocked loop in the dtype of the buffers ``Xb``, ``Cb``, ``Gb``.
 
     ``limit`` is the already shrunk clip norm; ``G`` and ``g0`` are float64.
     ``Gb`` has the shape of ``G`` (float64) or of its transpose (float32).
+    ``weights`` (empty: none) multiply each row's clip factor.
     """
     K = Cb.shape[1]
     B = Xb.shape[0]
     Yb = np.empty((B, K), dtype=Y.dtype)
     nb = np.empty(B)
+    wb = np.ones(B)
+    weighted = weights.shape[0] > 0
     for start in range(0, n_rows, B):
         m = min(B, n_rows - start)
         Xm = _block_rows(X, rows, start, m, Xb)
@@ -331,13 +338,17 @@ def _dense_blocks(
         for r in range(m):  # the block's targets and norms, read in a tight
             i = rows[start + r]  # loop (many cache misses in flight at once)
             nb[r] = row_norms[i]
+            if weighted:
+                wb[r] = weights[i]
             for k in range(K):
                 Yb[r, k] = Y[i, k]
         for r in range(m):
             for k in range(K):
                 z[k] = Cm[r, k] + b[k]
             dloss_only(loss, z, Yb[r], dz)  # the value is not needed
-            s = _clip_scale(dz, nb[r], fit_intercept, limit, l1)
+            # a weight w <= 1 after the clip: fl(s w) <= s (rounding is
+            # monotone), so the rounding-safe claim above still holds
+            s = _clip_scale(dz, nb[r], fit_intercept, limit, l1) * wb[r]
             for k in range(K):
                 c = _store_toward_zero(Cm, r, k, s * dz[k])
                 if fit_intercept:
@@ -379,11 +390,13 @@ def _add_block_sum_impl(Cm, Xm, Gb, G):
 @numba.njit(cache=True)
 def csr_clipped_sum(
     data, indices, indptr, Y, rows, n_rows, W, b, loss, clip_norm, row_norms,
-    fit_intercept, G, g0, z, dz, l1,
+    fit_intercept, G, g0, z, dz, l1, weights,
 ):  # fmt: skip
-    """CSR loop of :func:`clipped_grad_sum_csr` (``l1`` picks the norm)."""
+    """CSR loop of :func:`clipped_grad_sum_csr` (``l1`` picks the norm;
+    ``weights``, empty for none, multiply each row's clip factor)."""
     K = W.shape[0]
     limit = _safe_limit(clip_norm, K, W.shape[1])
+    weighted = weights.shape[0] > 0
     for r in range(n_rows):
         i = rows[r]
         start, end = indptr[i], indptr[i + 1]
@@ -394,6 +407,8 @@ def csr_clipped_sum(
             z[k] = acc
         dloss_only(loss, z, Y[i], dz)
         s = _clip_scale(dz, row_norms[i], fit_intercept, limit, l1)
+        if weighted:
+            s *= weights[i]
         for k in range(K):
             c = s * dz[k]
             if c != 0.0:
@@ -448,7 +463,7 @@ def clipped_grad_sum(
     """
     dense_clipped_sum(
         X, Y, rows, n_rows, W, b, loss, clip_norm, row_sq_norms, fit_intercept,
-        G, g0, z, dz, False,
+        G, g0, z, dz, False, np.empty(0),
     )  # fmt: skip
 
 
@@ -475,5 +490,35 @@ def clipped_grad_sum_csr(
     indptr)``. Work per example is proportional to its non-zeros."""
     csr_clipped_sum(
         data, indices, indptr, Y, rows, n_rows, W, b, loss, clip_norm,
-        row_sq_norms, fit_intercept, G, g0, z, dz, False,
+        row_sq_norms, fit_intercept, G, g0, z, dz, False, np.empty(0),
+    )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def weighted_clipped_grad_sum(
+    X, Y, rows, n_rows, W, b, loss, clip_norm, row_sq_norms, fit_intercept, G,
+    g0, z, dz, weights,
+):  # fmt: skip
+    """:func:`clipped_grad_sum` with row ``i``'s clipped gradient times ``weights[i]``.
+
+    The weights (per-example, e.g. ``class_weight``) must lie in ``[0, 1]``
+    (the caller normalises them by their largest value): each weighted
+    clipped gradient then has norm at most ``clip_norm``, the sensitivity
+    the Gaussian events assume. An empty ``weights`` is no weighting.
+    """
+    dense_clipped_sum(
+        X, Y, rows, n_rows, W, b, loss, clip_norm, row_sq_norms, fit_intercept,
+        G, g0, z, dz, False, weights,
+    )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def weighted_clipped_grad_sum_csr(
+    data, indices, indptr, Y, rows, n_rows, W, b, loss, clip_norm, row_sq_norms,
+    fit_intercept, G, g0, z, dz, weights,
+):  # fmt: skip
+    """CSR twin of :func:`weighted_clipped_grad_sum`."""
+    csr_clipped_sum(
+        data, indices, indptr, Y, rows, n_rows, W, b, loss, clip_norm,
+        row_sq_norms, fit_intercept, G, g0, z, dz, False, weights,
     )  # fmt: skip

@@ -10,6 +10,7 @@ data-independent: replacing one example changes the returned sum by at most
 """
 
 import numba
+import numpy as np
 
 from .clipping import csr_clipped_sum, dense_clipped_sum
 
@@ -40,7 +41,7 @@ def l1_clipped_grad_sum(
     """
     dense_clipped_sum(
         X, Y, rows, n_rows, W, b, loss, clip_norm, row_l1_norms, fit_intercept,
-        G, g0, z, dz, True,
+        G, g0, z, dz, True, np.empty(0),
     )  # fmt: skip
 
 
@@ -67,5 +68,5 @@ def l1_clipped_grad_sum_csr(
     indices, indptr)``."""
     csr_clipped_sum(
         data, indices, indptr, Y, rows, n_rows, W, b, loss, clip_norm,
-        row_l1_norms, fit_intercept, G, g0, z, dz, True,
+        row_l1_norms, fit_intercept, G, g0, z, dz, True, np.empty(0),
     )  # fmt: skip

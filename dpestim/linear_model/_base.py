@@ -442,6 +442,9 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
                 "1e154); rescale y by a public constant."
             )
         solver.check_loss(loss)
+        # classifiers: private class counts -> initial intercept, class weights
+        balance = self._class_balance(Y, scale_plan, rng, solver)
+        weight_max = 1.0 if balance is None else balance.weight_max
         clip_norm = self._clip_norm(blocked=blocked is not None)
         norms = (
             (None, None)
@@ -456,12 +459,16 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
             loss,
             clip_norm=clip_norm,
             norms=norms,
-            alpha=float(self.alpha) / row_scale**2,
+            # rows in units of s: alpha / s^2; class weights normalised to a
+            # largest value of 1: the objective divided by it (same optimum)
+            alpha=float(self.alpha) / row_scale**2 / weight_max,
             blocked=blocked is not None,
         )
         if _policy.is_auto(self.clip_norm):
             hyperparameters = {"clip_norm": clip_norm, **hyperparameters}
         hyperparameters.update(scale_notes)
+        if balance is not None:
+            hyperparameters.update(balance.notes)
         hyperparameters.update(getattr(self, "_target_notes", {}))
         if auto is not None:
             hyperparameters = {"solver": f"{auto[0]} ('auto': {auto[1]})"} | (
@@ -471,6 +478,14 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
             # non-private fit only: say that its step rule read the data
             hyperparameters["row norms (max, rms; read from the data: not private)"] = (
                 norms
+            )
+        if balance is not None:
+            # post-processing of a DP release (or public values): not part of
+            # the event (the plan's equality and hash ignore both)
+            plan = replace(
+                plan,
+                intercept_init=balance.intercept_init,
+                class_weights=balance.class_weights,
             )
         solver.check_plan(plan)
         nm, epsilon, event = self._resolve_noise(solver, plan, spent=scale_plan.epsilon)
@@ -554,6 +569,10 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
             requested_delta=float(self.delta),
         )
         return self
+
+    def _class_balance(self, Y, scale_plan, rng, solver):
+        """The classifiers' class prior and weights (``None`` here)."""
+        return None
 
     def _set_coef(self, coef, intercept):
         self.coef_ = coef

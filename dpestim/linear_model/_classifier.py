@@ -11,11 +11,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from ..exceptions import PrivacyLeakWarning
 from ..utils import check_label_values
 from ._base import BaseDPLinearModel
+from ._class_balance import ClassBalanceMixin
 
 __all__ = ["BaseDPLinearClassifier"]
 
 
-class BaseDPLinearClassifier(ClassifierMixin, BaseDPLinearModel):
+class BaseDPLinearClassifier(ClassBalanceMixin, ClassifierMixin, BaseDPLinearModel):
     """Private linear classifier: label set handling and prediction."""
 
     _parameter_constraints = {
@@ -26,6 +27,8 @@ class BaseDPLinearClassifier(ClassifierMixin, BaseDPLinearModel):
             StrOptions({"auto"}),
             None,
         ],
+        "class_prior": [StrOptions({"auto"}), "array-like", None],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
     }
     _validate_kwargs = {}
 
@@ -49,6 +52,8 @@ class BaseDPLinearClassifier(ClassifierMixin, BaseDPLinearModel):
         verbose=0,
         feature_scale="auto",
         scale_share=0.05,
+        class_prior="auto",
+        class_weight=None,
     ):
         super().__init__(
             epsilon=epsilon,
@@ -69,6 +74,8 @@ class BaseDPLinearClassifier(ClassifierMixin, BaseDPLinearModel):
         )
         self.classes = classes
         self.coef_bound = coef_bound
+        self.class_prior = class_prior
+        self.class_weight = class_weight
 
     def _loss_at_zero(self, n_outputs):
         """Mean loss of the zero model (public: the loss and the outputs)."""
@@ -89,7 +96,11 @@ class BaseDPLinearClassifier(ClassifierMixin, BaseDPLinearModel):
         if isinstance(bound, str):
             if not self.alpha > 0:
                 return None
-            return math.sqrt(2.0 * self._loss_at_zero(n_outputs) / self.alpha)
+            # with class weights the objective is mean w_i loss_i: at zero at
+            # most max(w) loss(0) (w released or public: class_weight_)
+            w = getattr(self, "class_weight_", None)
+            wmax = 1.0 if w is None else float(np.max(w))
+            return math.sqrt(2.0 * wmax * self._loss_at_zero(n_outputs) / self.alpha)
         return float(bound)
 
     def _set_coef(self, coef, intercept):

@@ -112,6 +112,44 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         perturbation a fifth; public: ``n``, ``epsilon``, which estimates
         run)."""
 
+CLASS_PRIOR_PARAM = """class_prior : "auto", array-like of shape (n_classes,) or None, \
+default="auto"
+        Where the run's intercept starts. ``"auto"``: at the intercept-only
+        optimum for class proportions measured privately (a Laplace histogram
+        of the class counts, noise scale ``1 / epsilon_h`` per count, L1
+        sensitivity 1 add/remove, 2 replace-one; ``epsilon_h`` one equal part
+        of ``scale_share``, counted in ``epsilon``, in ``dp_event_`` and in
+        :meth:`privacy_report`): the log-odds ``log(p_1 / p_0)`` (binary
+        logistic), ``log p_k`` centred (multinomial), ``2 p_k - 1`` (the
+        squared hinge's optimum, also used for the hinge loss). Only for
+        solvers with an initial point (the dp-sgd family and the accelerated
+        full-batch family); others (dp-scd, seq-dp-scd: dual coordinate
+        descent; one-shot and saddle solvers) start as before and nothing is
+        estimated, nor when ``n`` is too small for the histogram to be
+        useful (noise standard deviation above 10% of ``n / K``; see
+        ``hyperparameters_``). With ``epsilon=inf`` the exact proportions
+        are used (a non-private fit); with a fixed ``noise_multiplier``
+        nothing is estimated. An array: public proportions (no cost). ``None``: start
+        at 0 (the behaviour before this option). The initial point is
+        post-processing of the release: the solver's mechanism is unchanged.
+        The proportions used are ``class_prior_``.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of each class's examples, as in scikit-learn: the objective
+        becomes ``mean_i w_i loss_i + alpha / 2 ||coef||^2``. A dict maps
+        labels of ``classes_`` to weights ``>= 0`` (public; absent classes
+        weigh 1). ``"balanced"``: ``n / (n_classes c_k)`` with ``c_k`` the
+        class counts of the same private Laplace histogram as
+        ``class_prior="auto"`` (one release, run whatever ``n``; its share of
+        ``scale_share`` is counted in ``epsilon``). Sensitivity is kept by
+        the code: the weights are divided by their largest value, each
+        example's gradient is clipped to ``clip_norm`` and then multiplied by
+        its weight (at most 1), and ``alpha`` is divided by the same largest
+        value (the objective divided by a constant: the same optimum), so
+        the solver's mechanism and ``DpEvent`` are those of the unweighted
+        fit. Supported by the dp-sgd family (dp-sgd, dp-lssgd, adp-sgd,
+        adp-adagrad) on in-memory ``X``; other solvers raise ``ValueError``.
+        The weights used (scikit-learn's scale) are ``class_weight_``."""
+
 COEF_BOUND_PARAM = """coef_bound : float, "auto" or None, default="auto"
         Public radius of the coefficients: after fitting, ``coef_`` (all
         classes together, Frobenius norm; not the intercept) is projected on
@@ -159,3 +197,13 @@ ATTRIBUTES = """coef_ : ndarray
     hyperparameters_ : dict
         The resolved hyperparameters the solver uses, by name (also in
         :meth:`privacy_report`)."""
+
+CLASS_PRIOR_ATTRIBUTE = """class_prior_ : ndarray of shape (n_classes,) or None
+        The class proportions the initial intercept was computed from: the
+        normalised Laplace histogram (a DP release, covered by the guarantee,
+        hence public), the given ``class_prior``, or the exact proportions of
+        a non-private fit; ``None`` when the run started at 0.
+    class_weight_ : ndarray of shape (n_classes,) or None
+        One weight per class of ``classes_`` (scikit-learn's scale): the
+        given dict, or ``"balanced"`` computed from the released (DP) class
+        counts; ``None`` without ``class_weight``."""

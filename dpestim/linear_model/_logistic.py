@@ -9,6 +9,8 @@ from ..losses import LOGISTIC, MULTINOMIAL
 from ._classifier import BaseDPLinearClassifier
 from ._docs import (
     ATTRIBUTES,
+    CLASS_PRIOR_ATTRIBUTE,
+    CLASS_PRIOR_PARAM,
     CLASSES_PARAM,
     COEF_BOUND_PARAM,
     COMMON_TAIL,
@@ -24,6 +26,17 @@ class LogisticRegression(BaseDPLinearClassifier):
     def _loss_at_zero(self, n_outputs):
         # log 2 for the binary score, log K for the softmax over K classes
         return math.log(2.0 if n_outputs == 1 else float(n_outputs))
+
+    def _prior_intercept(self, p):
+        """The intercept-only optimum at class proportions ``p``.
+
+        Binary: the log-odds ``log(p_1 / p_0)``; multinomial: ``log p_k``
+        centred (softmax is invariant to a common shift).
+        """
+        logp = np.log(p)
+        if p.shape[0] == 2:
+            return [logp[1] - logp[0]]
+        return logp - logp.mean()
 
     def _encode_targets(self, y):
         idx = self._resolve_classes(y)
@@ -83,12 +96,14 @@ LogisticRegression.__doc__ = f"""Differentially private logistic regression.
     {CLASSES_PARAM}
     {COEF_BOUND_PARAM}
     {COMMON_TAIL}
+    {CLASS_PRIOR_PARAM}
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
     coef_bound_ : float or None
         The radius ``coef_`` was projected on (``coef_bound`` resolved).
+    {CLASS_PRIOR_ATTRIBUTE}
     {ATTRIBUTES}
 
     See Also

@@ -25,10 +25,20 @@ class PrivateScalesMixin:
         """How many targets' ranges the fit estimates privately (Ridge only)."""
         return 0
 
+    def _estimated_classes(self, y, solver):
+        """Keywords of the class histogram for :func:`plan_estimates` ({}: none).
+
+        Classifiers only (see
+        :class:`~dpestim.linear_model._class_balance.ClassBalanceMixin`).
+        """
+        return {}
+
     def _plan_scales(self, n, y, blocked, solver=None):
         """The :class:`~dpestim.preprocessing._fit_scales.ScalePlan` of this fit.
 
-        Public: ``n``, the number of targets, ``epsilon`` and ``scale_share``.
+        Public: ``n``, the number of targets, ``epsilon``, ``scale_share``
+        and whether the class counts are estimated (the classifiers'
+        ``class_prior`` / ``class_weight`` and the solver's kind).
         Estimates run only for a private fit with ``epsilon`` given (a fixed
         ``noise_multiplier`` has no budget to share) and only for the scales
         left to ``"auto"``: the row scale with ``feature_scale="auto"`` and
@@ -45,11 +55,12 @@ class PrivateScalesMixin:
             and not blocked
         )
         targets = self._estimated_targets(y)
+        classes = self._estimated_classes(y, solver)
         if (
             eps is None
             or self.noise_multiplier is not None  # refused later: run nothing
             or not math.isfinite(eps)
-            or not (rows or targets)
+            or not (rows or targets or classes)
         ):
             return _scales.ScalePlan(None, None, 0, {})
         return _scales.plan_estimates(
@@ -59,6 +70,7 @@ class PrivateScalesMixin:
             rows=rows,
             targets=targets,
             max_share=getattr(solver, "scale_share_cap", None),
+            **classes,
         )
 
     def _apply_feature_scale(self, X, scale_plan, rng, target=None):
@@ -102,7 +114,7 @@ class PrivateScalesMixin:
         epsilons plus the solver's) and dp-accounting's composition of the
         whole event (:func:`~dpestim.privacy.ledger.composed_epsilon`).
         """
-        basic = sum(e.epsilon for e in scale_events) + solver_epsilon
+        basic = sum(_scales._pure_epsilon(e) for e in scale_events) + solver_epsilon
         try:
             accounted = composed_epsilon(
                 [dp_event], self.delta_, self.accountant, solver.neighbouring

@@ -7,6 +7,8 @@ from ..losses import HINGE, SQUARED_HINGE
 from ._classifier import BaseDPLinearClassifier
 from ._docs import (
     ATTRIBUTES,
+    CLASS_PRIOR_ATTRIBUTE,
+    CLASS_PRIOR_PARAM,
     CLASSES_PARAM,
     COEF_BOUND_PARAM,
     COMMON_TAIL,
@@ -45,6 +47,8 @@ class LinearSVC(BaseDPLinearClassifier):
         verbose=0,
         feature_scale="auto",
         scale_share=0.05,
+        class_prior="auto",
+        class_weight=None,
     ):
         super().__init__(
             epsilon=epsilon,
@@ -64,6 +68,8 @@ class LinearSVC(BaseDPLinearClassifier):
             verbose=verbose,
             feature_scale=feature_scale,
             scale_share=scale_share,
+            class_prior=class_prior,
+            class_weight=class_weight,
         )
         self.loss = loss
 
@@ -74,6 +80,17 @@ class LinearSVC(BaseDPLinearClassifier):
     def _loss_at_zero(self, n_outputs):
         # (squared) hinge of a zero score is 1, for each one-vs-rest output
         return float(n_outputs)
+
+    def _prior_intercept(self, p):
+        """``2 p_k - 1`` per one-vs-rest output (binary: ``2 p_1 - 1``).
+
+        The optimum of the squared hinge of a constant score with labels
+        ``+1`` at rate ``p``, ``p (1 - b)^2 + (1 - p) (1 + b)^2``; for the
+        hinge loss the constant optimum is only the sign (``-+1``), and
+        ``2 p - 1`` is used as its interpolation (a public mapping of the
+        released proportions).
+        """
+        return [2.0 * p[1] - 1.0] if p.shape[0] == 2 else 2.0 * p - 1.0
 
     def _encode_targets(self, y):
         idx = self._resolve_classes(y)
@@ -102,12 +119,14 @@ LinearSVC.__doc__ = f"""Differentially private linear support vector classifier.
     {CLASSES_PARAM}
     {COEF_BOUND_PARAM}
     {COMMON_TAIL}
+    {CLASS_PRIOR_PARAM}
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
     coef_bound_ : float or None
         The radius ``coef_`` was projected on (``coef_bound`` resolved).
+    {CLASS_PRIOR_ATTRIBUTE}
     {ATTRIBUTES}
 
     See Also

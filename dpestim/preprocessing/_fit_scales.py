@@ -9,12 +9,16 @@ preprocessing:
 * the **row-norm scale**: a private median of the row norms ``||x_i||``;
 * the **target's centre and range** (Ridge): a private median of ``y``,
   refined three times around itself, and a private median absolute deviation
-  ``m`` around that centre ``c``; the range is ``c -+ 5 m``.
+  ``m`` around that centre ``c``; the range is ``c -+ 5 m``;
+* the **class counts** (classifiers: ``class_prior="auto"``,
+  ``class_weight="balanced"``): a Laplace histogram of the labels
+  (:func:`private_class_counts`), ``LaplaceDpEvent``.
 
-Every estimate is one draw of the exponential mechanism over a public grid of
+Every quantile is one draw of the exponential mechanism over a public grid of
 bins (:func:`bin_quantile`), an ``epsilon``-DP mechanism under both
 neighbouring relations whose event is
-:class:`~dpestim.solvers.saddle.ExponentialMechanismDpEvent`. Which estimates
+:class:`~dpestim.solvers.saddle.ExponentialMechanismDpEvent`; the class
+histogram is the ``epsilon``-DP Laplace mechanism (``LaplaceDpEvent``). Which estimates
 run and their epsilons are decided from public quantities only (``n``, the
 number of targets, the budget and the share; :func:`plan_estimates`), before
 any data is read.
@@ -31,6 +35,7 @@ estimate is the geometric midpoint of the chosen bin.
 
 import math
 
+import dp_accounting
 import numpy as np
 import scipy.sparse as sp
 
@@ -38,6 +43,9 @@ from ..solvers.saddle import ExponentialMechanismDpEvent
 
 __all__ = [
     "BINS_PER_OCTAVE",
+    "COUNT_L1_SENSITIVITY",
+    "class_counts",
+    "private_class_counts",
     "MAX_OCTAVE",
     "ROW_NORM_TARGET",
     "SCALE_SHARE",
@@ -85,6 +93,19 @@ CENTRE_STAGES = 4
 #: Exponential-mechanism draws of one target's range: the centre's stages and
 #: the median absolute deviation.
 TARGET_DRAWS = CENTRE_STAGES + 1
+
+
+#: L1 sensitivity of the vector of class counts under each neighbouring
+#: relation: adding or removing a record changes one count by 1; replacing
+#: one moves a unit from its old class to its new one (two counts by 1).
+COUNT_L1_SENSITIVITY = {"add_or_remove_one": 1.0, "replace_one": 2.0}
+
+
+def _pure_epsilon(event):
+    """Epsilon of one pure-DP estimate's event (exponential mechanism, Laplace)."""
+    if isinstance(event, dp_accounting.LaplaceDpEvent):
+        return 1.0 / float(event.noise_multiplier)
+    return float(event.epsilon)
 
 
 def positive_edges():
@@ -173,13 +194,18 @@ class ScalePlan:
     n_targets : int
     notes : dict
         Why an estimate was skipped (for ``hyperparameters_``).
+    class_epsilon : float or None
+        Epsilon of the Laplace histogram of the class counts, or ``None``.
     """
 
-    def __init__(self, row_epsilon, target_epsilon, n_targets, notes):
+    def __init__(
+        self, row_epsilon, target_epsilon, n_targets, notes, class_epsilon=None
+    ):
         self.row_epsilon = row_epsilon
         self.target_epsilon = target_epsilon
         self.n_targets = int(n_targets)
         self.notes = notes
+        self.class_epsilon = class_epsilon
 
     def events(self):
         """The events of every draw, in the order they run."""
@@ -190,12 +216,15 @@ class ScalePlan:
             out += [ExponentialMechanismDpEvent(self.target_epsilon)] * (
                 TARGET_DRAWS * self.n_targets
             )
+        if self.class_epsilon is not None:
+            # scale (L1 sensitivity) / class_epsilon: noise multiplier 1 / eps
+            out.append(dp_accounting.LaplaceDpEvent(1.0 / self.class_epsilon))
         return out
 
     @property
     def epsilon(self):
-        """Total epsilon of the draws (basic composition)."""
-        return float(sum(e.epsilon for e in self.events()))
+        """Total epsilon of the draws (basic composition; all are pure DP)."""
+        return float(sum(_pure_epsilon(e) for e in self.events()))
 
 
 def feasible_share(epsilon, n_samples, *, rows, targets):
@@ -213,18 +242,50 @@ def feasible_share(epsilon, n_samples, *, rows, targets):
     return draws * each / epsilon
 
 
-def plan_estimates(epsilon, n_samples, *, share, rows, targets, max_share=None):
+#: Largest standard deviation of the class histogram's noise, as a share of
+#: the mean count ``n / K``, for the class prior to be worth its budget.
+COUNT_NOISE_LIMIT = 0.1
+
+
+def histogram_feasible(epsilon, n_samples, n_classes, sensitivity):
+    """Whether the Laplace class histogram is precise enough (public).
+
+    Its noise has standard deviation ``sqrt(2) sensitivity / epsilon`` per
+    count; it must be at most :data:`COUNT_NOISE_LIMIT` times the mean count
+    ``n / K``.
+    """
+    std = math.sqrt(2.0) * sensitivity / epsilon
+    return std <= COUNT_NOISE_LIMIT * n_samples / max(int(n_classes), 1)
+
+
+def plan_estimates(
+    epsilon,
+    n_samples,
+    *,
+    share,
+    rows,
+    targets,
+    classes=False,
+    n_classes=2,
+    count_sensitivity=1.0,
+    classes_required=False,
+    max_share=None,
+):
     """The :class:`ScalePlan` of one fit, from public quantities only.
 
     ``share * epsilon`` is split equally between the draws asked for
     (``rows``: the row-norm median; ``targets``: the number of targets whose
-    range is estimated, :data:`TARGET_DRAWS` draws each). With ``max_share``
+    range is estimated, :data:`TARGET_DRAWS` draws each; ``classes``: the
+    Laplace histogram of the class counts, one draw). With ``max_share``
     (a solver that cannot do without the scales, ``scale_share_cap``) a share
-    too small for the draws is raised to :func:`feasible_share` when that is
-    at most ``max_share``. A draw that would
+    too small for the row and target draws is raised to
+    :func:`feasible_share` when that is at most ``max_share``. A median that would
     not be :func:`feasible` at its epsilon is dropped (with a note), and the
     budget of the remaining draws is recomputed, so that what runs is worth
-    its cost; what is dropped costs nothing.
+    its cost; what is dropped costs nothing. The histogram (``n_classes``
+    counts of L1 sensitivity ``count_sensitivity``) is dropped likewise when
+    not :func:`histogram_feasible`, unless ``classes_required`` (a
+    ``class_weight="balanced"`` fit needs its counts whatever their noise).
     """
     notes = {}
     if max_share is not None:
@@ -234,8 +295,9 @@ def plan_estimates(epsilon, n_samples, *, share, rows, targets, max_share=None):
     n_pos = positive_edges().shape[0] + 1
     n_signed = signed_edges().shape[0] + 1
     total = share * epsilon
-    for _ in range(2):
-        draws = (1 if rows else 0) + TARGET_DRAWS * targets
+    hist = 1 if classes else 0
+    for _ in range(4):
+        draws = (1 if rows else 0) + TARGET_DRAWS * targets + hist
         if not draws:
             return ScalePlan(None, None, targets, notes)
         each = total / draws
@@ -253,13 +315,31 @@ def plan_estimates(epsilon, n_samples, *, share, rows, targets, max_share=None):
                 "a reliable private range of y (no bound)"
             )
             continue
+        if (
+            hist
+            and not classes_required
+            and not histogram_feasible(each, n_samples, n_classes, count_sensitivity)
+        ):
+            hist = 0
+            classes = False
+            notes["class_prior"] = (
+                f"not estimated: {share:g} x epsilon x n_samples too small for "
+                "a useful private class histogram (the run starts at intercept 0)"
+            )
+            continue
         break
-    draws = (1 if rows else 0) + TARGET_DRAWS * targets
+    draws = (1 if rows else 0) + TARGET_DRAWS * targets + hist
     if not draws:
         return ScalePlan(None, None, 0, notes)
     # capped: beyond it a draw is exact anyway, and eps^2 stays finite
     each = min(total / draws, MAX_DRAW_EPSILON)
-    return ScalePlan(each if rows else None, each if targets else None, targets, notes)
+    return ScalePlan(
+        each if rows else None,
+        each if targets else None,
+        targets,
+        notes,
+        class_epsilon=each if classes else None,
+    )
 
 
 def row_norms(X):
@@ -308,6 +388,29 @@ def private_target_range(y, epsilon, rng):
     return float(low), float(high)
 
 
+def class_counts(codes, n_classes):
+    """Exact count of each class code ``0 .. n_classes - 1`` (the private statistic)."""
+    return np.bincount(np.asarray(codes), minlength=n_classes).astype(np.float64)
+
+
+def private_class_counts(codes, n_classes, epsilon, neighbouring, rng):
+    """An ``epsilon``-DP vector of class counts (the Laplace mechanism).
+
+    :func:`class_counts` plus independent Laplace noise of scale
+    ``COUNT_L1_SENSITIVITY[neighbouring] / epsilon`` on each count: the
+    mechanism of ``LaplaceDpEvent(1 / epsilon)`` in dp-accounting's units
+    (sensitivity one), under the solver's neighbouring relation. Laplace
+    rather than Gaussian: the histogram is one pure-DP draw of the fit's
+    estimates, composed with the others by basic composition inside the
+    budget the solver is calibrated to leave (see
+    :class:`~dpestim.linear_model._scales.PrivateScalesMixin`); at such a
+    share its noise (standard deviation ``sqrt(2) Delta_1 / epsilon``) is
+    several times smaller than a Gaussian's at the same ``(epsilon, delta')``.
+    """
+    scale = COUNT_L1_SENSITIVITY[neighbouring] / float(epsilon)
+    return class_counts(codes, n_classes) + rng.laplace(scale=scale, size=n_classes)
+
+
 def rescale_rows(X, s):
     """``X / s`` in ``X``'s dtype and format (a copy; public ``s > 0``).
 
@@ -337,9 +440,21 @@ def estimates_line(plan, epsilon):
     if not events:
         return ""
     spent = plan.epsilon
+    n_em = len(events) - (plan.class_epsilon is not None)
+    parts = []
+    if n_em:
+        em_eps = plan.row_epsilon
+        em_eps = plan.target_epsilon if em_eps is None else em_eps
+        parts.append(
+            f"{n_em} exponential-mechanism draw(s) of epsilon {em_eps:.4g} each"
+        )
+    if plan.class_epsilon is not None:
+        parts.append(
+            f"a Laplace histogram of the class counts of epsilon "
+            f"{plan.class_epsilon:.4g} (L1 sensitivity 1 add/remove, 2 replace-one)"
+        )
     return (
-        f"{len(events)} exponential-mechanism draw(s) of epsilon "
-        f"{events[0].epsilon:.4g} each (pure DP, both relations), {spent:.4g} "
+        f"{' and '.join(parts)} (pure DP, both relations), {spent:.4g} "
         f"in all = {spent / float(epsilon):.1%} of epsilon={float(epsilon):g}, "
         "counted in the guarantee; the solver ran on the rest"
     )

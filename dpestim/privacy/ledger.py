@@ -77,9 +77,16 @@ def _leaves(event):
 
 
 def _pure_epsilon(event):
-    """Epsilon of a pure-DP leaf (exponential-mechanism draws), else None."""
+    """Epsilon of a pure-DP leaf (exponential-mechanism draws, Laplace), else None.
+
+    ``LaplaceDpEvent(s)`` is ``1 / s``-DP in dp-accounting's units (the noise
+    scale is ``s`` times the L1 sensitivity of the relation in use); the PLD
+    accountant refuses it under replace-one, basic composition does not.
+    """
     if type(event).__name__ == "ExponentialMechanismDpEvent":
         return float(event.epsilon)
+    if isinstance(event, dp_accounting.LaplaceDpEvent) and event.noise_multiplier > 0:
+        return 1.0 / float(event.noise_multiplier)
     if isinstance(event, dp_accounting.SelfComposedDpEvent):
         inner = _pure_epsilon(event.event)
         return None if inner is None else inner * event.count

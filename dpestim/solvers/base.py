@@ -18,7 +18,7 @@ from ..losses import LOSS_NAMES
 from ..privacy import calibrate_noise, compute_epsilon
 from . import _policy
 
-__all__ = ["MAX_STEPS", "BaseSolver", "ERMPlan", "SolverResult"]
+__all__ = ["MAX_STEPS", "BaseSolver", "ERMPlan", "SolverResult", "row_class_codes"]
 
 #: Largest number of steps a fit may plan. Every solver allocates per-step
 #: schedules (8 bytes a step and array) and runs every step, so a user value
@@ -70,6 +70,25 @@ class ERMPlan:
         Public L2 bound on a (clipped, centred) target row, set by
         :class:`~dpestim.Ridge` from its ``y_bound`` (``None`` without a
         bound); read only by solvers that need it (``"adassp"``).
+    intercept_init : tuple of float or None
+        Initial intercept of the run (one value per output), or ``None`` for
+        the solver's own start (zero). Set by the classifiers' class prior
+        (``class_prior``) from DP class proportions, i.e. post-processing of a
+        private release that the estimator accounts for separately: it never
+        enters :meth:`BaseSolver.make_event` (excluded from the plan's
+        equality, hash and repr, so calibration caches ignore it). Read only
+        by solvers with ``supports_initial_point = True``; the estimator sets
+        it only for them.
+    class_weights : tuple of float or None
+        Weight of each class's examples (``class_weight``), normalised so
+        that the largest is 1, indexed by class code (:func:`row_class_codes`),
+        or ``None``. Each example's clipped gradient is multiplied by its
+        weight after clipping, so it still has norm at most ``clip_norm``:
+        the sensitivity, hence :meth:`BaseSolver.make_event`, does not
+        depend on them (excluded from equality, hash and repr like
+        ``intercept_init``). Read only by solvers with
+        ``supports_class_weight = True``; the estimator refuses
+        ``class_weight`` for the others.
 
     ``"auto"`` values are replaced by
     :meth:`BaseSolver.resolve_hyperparameters` before any other hook sees
@@ -90,6 +109,40 @@ class ERMPlan:
     row_norm_rms: float | None = None
     target_bound: float | None = None
     blocked: bool = False
+    intercept_init: tuple | None = field(default=None, compare=False, repr=False)
+    class_weights: tuple | None = field(default=None, compare=False, repr=False)
+
+
+def row_class_codes(Y):
+    """Class code of every row of encoded classification targets ``Y``.
+
+    One column (binary): 1 where ``Y > 0`` (``classes_[1]``), else 0; several
+    (multinomial one-hot, one-vs-rest ``-+1``): the column of the largest
+    entry.
+    """
+    if Y.shape[1] == 1:
+        return (Y[:, 0] > 0).astype(np.int64)
+    return np.argmax(Y, axis=1).astype(np.int64)
+
+
+def row_weights(plan, Y):
+    """Per-row weights of ``plan.class_weights`` (float64), or ``None``.
+
+    ``ValueError`` unless every class weight is finite and in ``[0, 1]``
+    (the bound the sensitivity relies on).
+    """
+    if plan.class_weights is None:
+        return None
+    cw = np.asarray(plan.class_weights, dtype=np.float64)
+    if not (np.isfinite(cw).all() and (cw >= 0).all() and (cw <= 1).all()):
+        raise ValueError(
+            "plan.class_weights must be finite and in [0, 1] (normalised by "
+            f"their largest value); got {cw.tolist()}."
+        )
+    codes = row_class_codes(Y)
+    if codes.size and codes.max() >= cw.shape[0]:
+        raise ValueError("plan.class_weights has fewer entries than classes.")
+    return np.ascontiguousarray(cw[codes])
 
 
 @dataclass(frozen=True)
@@ -172,6 +225,9 @@ class BaseSolver(BaseEstimator):
         Whether ``solve`` accepts blocked X (Dask, memory-mapped or zarr
         data, :mod:`dpestim._distributed`): true for solvers whose step is a
         sum of clipped per-example gradients over rows.
+    supports_initial_point : bool
+        Whether ``solve`` starts its iterate at ``plan.intercept_init``
+        (:meth:`initial_point`).
     row_norm_target : float or None
         Public median row norm the estimator's private feature scale
         (``feature_scale="auto"``) brings the rows to; ``None``: the
@@ -200,6 +256,15 @@ class BaseSolver(BaseEstimator):
     supports_blocked_data = False
     row_norm_target = None
     scale_share_cap = None
+    #: Whether ``solve`` starts from ``plan.intercept_init`` when it is set
+    #: (see :meth:`initial_point`); solvers without a primal iterate to start
+    #: from (dual coordinate descent, one-shot closed forms, saddle games)
+    #: keep ``False`` and the estimator does not set it.
+    supports_initial_point = False
+    #: Whether ``solve`` weights each example's clipped gradient by
+    #: ``plan.class_weights`` (after clipping, weights <= 1); the estimator
+    #: refuses ``class_weight`` for solvers without it.
+    supports_class_weight = False
     #: ``"auto"`` learning rate of an unclipped non-private plan, in units of
     #: ``1 / L`` (:func:`~dpestim.solvers._policy.unclipped_smoothness`).
     unclipped_step = 1.0
@@ -207,6 +272,21 @@ class BaseSolver(BaseEstimator):
     #: lengthened to :data:`~dpestim.solvers._policy.TRAVEL_STEPS` steps
     #: travels no farther (:func:`~dpestim.solvers._policy.poisson_step`).
     travel_capped_step = True
+
+    @staticmethod
+    def initial_point(plan):
+        """``(W, b)``: the iterate a run starts from (fresh arrays).
+
+        ``W`` is zero; ``b`` is ``plan.intercept_init`` when it is set (and
+        ``plan.fit_intercept``), else zero. The initial intercept is
+        post-processing of a DP release (the estimator's class prior), so the
+        run's ``DpEvent`` does not depend on it.
+        """
+        W = np.zeros((plan.n_outputs, plan.n_features))
+        b = np.zeros(plan.n_outputs)
+        if plan.intercept_init is not None and plan.fit_intercept:
+            b[:] = np.asarray(plan.intercept_init, dtype=np.float64)
+        return W, b
 
     def validate_params(self):
         """Check the solver's parameters against ``_parameter_constraints``.

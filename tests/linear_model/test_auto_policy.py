@@ -93,6 +93,7 @@ def test_explicit_values_are_kept():
         coef_bound=None,
         classes=[0, 1],
         random_state=0,
+        class_prior=None,
     ).fit(X, y)
     assert est.hyperparameters_ == {
         "coef_bound": None,
@@ -686,7 +687,9 @@ def test_warns_when_the_budget_affords_few_iterations(solver):
     ~1.7 noise-damped iterations (German credit: the majority rate); 20x the
     rows do not warn."""
     X, y, _, _ = _separable(f"few-{solver}", 15000, 60)
-    small = LogisticRegression(solver=solver, epsilon=0.5, classes=[0, 1])
+    small = LogisticRegression(
+        solver=solver, epsilon=0.5, classes=[0, 1], class_prior=None
+    )
     with pytest.warns(UtilityWarning, match="epsilon affords only about 1.7"):
         small.fit(X[:750], y[:750])
     with warnings.catch_warnings():

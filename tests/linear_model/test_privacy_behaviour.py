@@ -62,6 +62,7 @@ def test_calibrated_fit_meets_budget(Xy, epsilon, accountant):
         max_iter=2,
         random_state=0,
         feature_scale=None,  # the solver's calibration alone (see test_private_scales)
+        class_prior=None,  # likewise (see test_class_balance)
     ).fit(X, y)
     assert clf.epsilon_ <= epsilon
     assert clf.epsilon_ >= 0.99 * epsilon

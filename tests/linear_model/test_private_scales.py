@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from dp_accounting import ComposedDpEvent
+from dp_accounting import ComposedDpEvent, LaplaceDpEvent
 
 from dpestim import LinearSVC, LogisticRegression, Ridge
 from dpestim.exceptions import BudgetExceededError, PrivacyLeakWarning
@@ -90,14 +90,16 @@ def test_budget_share_is_inside_the_request_and_composed():
     clf = LogisticRegression(classes=[0, 1], random_state=0).fit(X, y)
     assert clf.epsilon_ <= 1.0
     assert isinstance(clf.dp_event_, ComposedDpEvent)
-    first = clf.dp_event_.events[0]
-    assert first == ExponentialMechanismDpEvent(0.05)
+    first, second = clf.dp_event_.events[:2]
+    # the share is split with the class histogram (class_prior="auto")
+    assert first == ExponentialMechanismDpEvent(0.025)
+    assert second == LaplaceDpEvent(1 / 0.025)
     report = clf.privacy_report()
     assert report.dp_event == clf.dp_event_
     assert "5.0% of epsilon=1" in str(report)
     assert "feature_scale" in clf.hyperparameters_
     # the solver's run is calibrated for the rest of the budget
-    solver_event = clf.dp_event_.events[1]
+    solver_event = clf.dp_event_.events[2]
     eps_solver = clf.solver_.spent_epsilon(solver_event, 1e-5, accountant="rdp")
     assert eps_solver <= 0.95 + 1e-9
     assert clf.epsilon_ <= eps_solver + 0.05 + 1e-12
@@ -108,7 +110,9 @@ def test_budget_is_charged_for_the_estimates():
     with PrivacyBudget(1.0) as budget:
         LogisticRegression(classes=[0, 1], random_state=0).fit(X, y)
     events = [r[0] for r in budget.records]
-    assert events[0] == ComposedDpEvent([ExponentialMechanismDpEvent(0.05)])
+    assert events[0] == ComposedDpEvent(
+        [ExponentialMechanismDpEvent(0.025), LaplaceDpEvent(1 / 0.025)]
+    )
     assert budget.spent()[0] <= 1.0
     with PrivacyBudget(1.0), pytest.raises(BudgetExceededError):
         LogisticRegression(epsilon=0.9, classes=[0, 1]).fit(X, y)

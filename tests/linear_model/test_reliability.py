@@ -66,7 +66,7 @@ def test_opt_drops_iterations_without_budget(solver):
     add infinite noise); the fit neither reads the data for them nor diverges."""
     est = LogisticRegression(
         solver=SOLVERS[solver](select_n_iter=False), alpha=0.5, learning_rate=1,
-        max_iter=3000, classes=[0, 1], random_state=0,
+        max_iter=3000, classes=[0, 1], random_state=0, class_prior=None,
     )  # fmt: skip
     _quiet_fit(est, X, y)
     nms = est.iteration_noise_multipliers_

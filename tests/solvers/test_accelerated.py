@@ -531,6 +531,7 @@ def test_noiseless_limit_equals_reference_iterates(Xy, name):
     clf = LogisticRegression(
         solver=solver, epsilon=math.inf, clip_norm=math.inf, alpha=0.05,
         max_iter=40, learning_rate=0.5, classes=[0, 1],
+        class_prior=None,  # the reference iterates start at zero
     ).fit(X, y)  # fmt: skip
     plan = _plan(n=400, alpha=0.05, max_iter=40, learning_rate=0.5)
     steps, momenta, restarts, _ = clf.solver_.schedule(plan)

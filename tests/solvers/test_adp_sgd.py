@@ -269,6 +269,7 @@ def test_calibration_meets_budget_without_overshoot(solver):
         max_iter=2,
         batch_size=batch,
         feature_scale=None,  # the solver's calibration alone
+        class_prior=None,  # likewise
     )
     clf.fit(X, y)
     assert 0.999 <= clf.epsilon_ <= 1.0

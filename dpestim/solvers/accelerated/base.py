@@ -142,6 +142,8 @@ class AcceleratedSolver(AutoPolicyMixin, BaseSolver):
     accepts_float32 = _Float32UnlessExact()
     heavy_ball = False
     optimise_budget = False
+    #: the intercept starts at the plan's intercept_init when it is set
+    supports_initial_point = True
     _parameter_constraints = {
         "noise": [StrOptions({"laplace", "gaussian", "discrete_laplace"})],
         "batch_size": [Interval(Integral, 1, None, closed="left"), None],
@@ -513,6 +515,9 @@ class AcceleratedSolver(AutoPolicyMixin, BaseSolver):
         K, d = plan.n_outputs, plan.n_features
         W = np.full((K, d), float(self.coef_init))
         b = np.full(K, float(self.coef_init)) if plan.fit_intercept else np.zeros(K)
+        if plan.intercept_init is not None and plan.fit_intercept:
+            # the class prior (post-processing of a DP release) replaces coef_init
+            b = self.initial_point(plan)[1]
         if self.store_path:
             path_W, path_b = np.empty((T, K, d)), np.empty((T, K))
         else:

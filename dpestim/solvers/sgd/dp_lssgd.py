@@ -256,8 +256,7 @@ class DPLSSGD(DPSGD):
             W, b = noisy_gradient_descent(X, Y, plan, q, stds, rates, rng, smoothing=s)
             attributes = {}
         else:
-            W = np.zeros((plan.n_outputs, plan.n_features))
-            b = np.zeros(plan.n_outputs)
+            W, b = self.initial_point(plan)
             m = self.steps_per_epoch(plan)
             key = sampling_key(rng)
             coef_path, intercept_path = [], []

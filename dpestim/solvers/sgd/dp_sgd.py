@@ -16,11 +16,11 @@ import scipy.sparse as sp
 from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent, SelfComposedDpEvent
 
 from ..._kernels import (
-    clipped_grad_sum,
-    clipped_grad_sum_csr,
     laplacian_smooth_inplace,
     poisson_sample_range,
     sampling_key,
+    weighted_clipped_grad_sum,
+    weighted_clipped_grad_sum_csr,
 )
 from ..._kernels.lazy_noise import (
     lazy_flush,
@@ -32,7 +32,7 @@ from ..._kernels.lazy_noise import (
 from ...losses import loss_value
 from ...utils._progress import current_progress
 from ...utils._rows import row_sq_norms
-from ..base import BaseSolver, SolverResult
+from ..base import BaseSolver, SolverResult, row_weights
 
 __all__ = ["DPSGD", "noisy_gradient_descent"]
 
@@ -65,8 +65,12 @@ def _noisy_sgd_loop(
     smoothing,
     key,
     first_step,
+    weights,
 ):
     """Run ``len(learning_rates)`` noisy clipped steps in place on ``(W, b)``.
+
+    ``weights`` (empty: none) multiply each row's clipped gradient (values
+    in ``[0, 1]``: the sum's sensitivity stays ``clip_norm``).
 
     Step ``t`` samples rows with :func:`poisson_sample_range` under the
     sampling ``key`` and step index ``first_step + t`` (chunking-invariant,
@@ -85,14 +89,14 @@ def _noisy_sgd_loop(
         G[:, :] = 0.0
         g0[:] = 0.0
         if sparse:
-            clipped_grad_sum_csr(
+            weighted_clipped_grad_sum_csr(
                 data, indices, indptr, Y, rows, m, W, b, loss, clip_norm,
-                row_sq_norms, fit_intercept, G, g0, z, dz,
+                row_sq_norms, fit_intercept, G, g0, z, dz, weights,
             )  # fmt: skip
         else:
-            clipped_grad_sum(
+            weighted_clipped_grad_sum(
                 X, Y, rows, m, W, b, loss, clip_norm, row_sq_norms,
-                fit_intercept, G, g0, z, dz,
+                fit_intercept, G, g0, z, dz, weights,
             )  # fmt: skip
         noisy_update(
             G, g0, W, b, t, noise_stds, sampling_prob * n, learning_rates,
@@ -201,7 +205,11 @@ def noisy_gradient_descent(
     first_step=0,
     lazy=True,
 ):
-    """Run clipped noisy (stochastic) gradient descent from zero.
+    """Run clipped noisy (stochastic) gradient descent.
+
+    The run starts from :meth:`~dpestim.solvers.BaseSolver.initial_point`
+    (zero coefficients, the plan's ``intercept_init`` or zero), unless
+    ``coef_init`` / ``intercept_init`` are given.
 
     The shared driver of the gradient solvers: one step per entry of
     ``learning_rates``, each on a fresh Poisson sample with probability
@@ -246,14 +254,21 @@ def noisy_gradient_descent(
         and learning_rates.flags.c_contiguous
     ):
         raise TypeError("learning_rates must be a C-contiguous float64 array.")
-    W = np.zeros((plan.n_outputs, plan.n_features)) if coef_init is None else coef_init
-    b = np.zeros(plan.n_outputs) if intercept_init is None else intercept_init
+    W0, b0 = BaseSolver.initial_point(plan)
+    W = W0 if coef_init is None else coef_init
+    b = b0 if intercept_init is None else intercept_init
     if key is None:
         key = sampling_key(rng) if sampling_prob < 1.0 else _NO_KEY
     stds = np.ascontiguousarray(noise_stds, dtype=np.float64)
     rates = np.ascontiguousarray(learning_rates, dtype=np.float64)
     rule = _EMPTY_F if step_rule is None else step_rule
     progress = current_progress()
+    weights = row_weights(plan, Y)
+    if weights is not None and getattr(X, "_dpestim_blocked", False):
+        raise ValueError(
+            "class_weight is not supported on blocked X (Dask, memory-mapped "
+            "or zarr data); fit in memory or set class_weight=None."
+        )
     if getattr(X, "_dpestim_blocked", False):
         q, denom = float(sampling_prob), sampling_prob * plan.n_samples
         with X.gradient_oracle(Y, plan) as clipped_sum:
@@ -282,7 +297,12 @@ def noisy_gradient_descent(
     else:  # epoch-sized pieces of one run: the same draws, bit for bit
         period = 1 if step_rule is None else int(step_rule[4])
         pieces = progress.chunks(n_steps, 1.0 / sampling_prob, multiple_of=period)
-    sparse_lazy = rule.shape[0] == 0 and smoothing == 0.0 and sampling_prob < 1.0
+    sparse_lazy = (
+        rule.shape[0] == 0
+        and smoothing == 0.0
+        and sampling_prob < 1.0
+        and weights is None  # the lazy kernel has no weights: per-step noise
+    )
     if lazy and sparse_lazy and sp.issparse(X):  # O(nnz) steps, same distribution
         _lazy_descent(
             X, Y, plan, sampling_prob, stds, rates, rng, W, b, key, first_step,
@@ -308,6 +328,7 @@ def noisy_gradient_descent(
             float(smoothing),
             key,
             first_step + lo,
+            _EMPTY_F if weights is None else weights,
         )
         if progress is not None:
             progress.update(hi - lo)
@@ -391,6 +412,10 @@ class DPSGD(BaseSolver):
     name = "dp-sgd"
     #: The step is a clipped-gradient sum over rows: runs on Dask / out-of-core X.
     supports_blocked_data = True
+    #: starts at the plan's intercept_init (the family's driver reads it)
+    supports_initial_point = True
+    #: weights each clipped gradient by plan.class_weights (<= 1)
+    supports_class_weight = True
     supported_losses = frozenset(
         {"logistic", "squared", "hinge", "squared_hinge", "multinomial"}
     )
