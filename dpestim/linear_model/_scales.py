@@ -25,6 +25,17 @@ class PrivateScalesMixin:
         """How many targets' ranges the fit estimates privately (Ridge only)."""
         return 0
 
+    def _rows_estimated(self, blocked):
+        """Whether the row scale is estimated (public: the parameters).
+
+        An explicit ``clip_norm`` is in the units of ``X``: nothing then.
+        """
+        return (
+            _policy.is_auto(self.feature_scale)
+            and _policy.is_auto(self.clip_norm)
+            and not blocked
+        )
+
     def _plan_scales(self, n, y, blocked):
         """The :class:`~dpestim.preprocessing._fit_scales.ScalePlan` of this fit.
 
@@ -36,15 +47,12 @@ class PrivateScalesMixin:
         ``X``) on in-memory ``X``.
         """
         eps = self.epsilon
-        rows = (
-            _policy.is_auto(self.feature_scale)
-            and _policy.is_auto(self.clip_norm)
-            and not blocked
-        )
+        rows = self._rows_estimated(blocked)
         targets = self._estimated_targets(y)
         if (
             eps is None
-            or self.noise_multiplier is not None  # refused later: run nothing
+            # refused later: run nothing
+            or getattr(self, "noise_multiplier", None) is not None
             or not math.isfinite(eps)
             or not (rows or targets)
         ):

@@ -13,6 +13,7 @@ solvers' parameters.
 """
 
 import math
+from dataclasses import replace
 from numbers import Real
 
 import dp_accounting
@@ -23,6 +24,8 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
+from ..linear_model._scales import PrivateScalesMixin
+from ..preprocessing import _fit_scales as _scales
 from ..privacy import PrivacyReport, calibrate_noise, check_guarantee, compute_epsilon
 from ..privacy.charging import FitCharge, charge_fit
 from ..privacy.report import seed_warnings
@@ -52,6 +55,16 @@ _BOUND_PARAMS = (
     "group_proportions",
 )
 
+#: Working attributes of one fit, dropped when it ends.
+_FIT_STATE = (
+    "_scale_plan",
+    "_scale_fit",
+    "_target_notes",
+    "_target_bound",
+    "_y_center",
+    "_y_scale",
+)
+
 __all__ = ["BaseMinimaxModel"]
 
 # Solvers that run on linear-model saddle problems (dp-sgda is games only).
@@ -70,7 +83,7 @@ def _sensitive_codes(sensitive_features, n):
     return a
 
 
-class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
+class BaseMinimaxModel(PrivateScalesMixin, GroupProportionsMixin, BaseEstimator):
     """Parameters, group handling, privacy budget and fitting.
 
     Subclasses implement ``_encode_target(y)``, ``_n_cells(n_groups)``,
@@ -95,6 +108,12 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
         "min_group_proportion": [Interval(Real, 0, 1, closed="right"), None],
         "solver": [StrOptions(set(_LINEAR_SOLVERS)), BaseSaddleSolver],
         "random_state": ["random_state", np.random.Generator],
+        "feature_scale": [
+            StrOptions({"auto"}),
+            Interval(Real, 0, None, closed="neither"),
+            None,
+        ],
+        "scale_share": [Interval(Real, 0, 1, closed="neither")],
     }
 
     def __init__(
@@ -111,6 +130,8 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
         min_group_proportion=None,
         solver="noisy-sgda",
         random_state=None,
+        feature_scale="auto",
+        scale_share=_scales.SCALE_SHARE,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -123,6 +144,8 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
         self.min_group_proportion = min_group_proportion
         self.solver = solver
         self.random_state = random_state
+        self.feature_scale = feature_scale
+        self.scale_share = scale_share
 
     # -- helpers ----------------------------------------------------------------
 
@@ -173,6 +196,18 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
             )
         return groups, codes
 
+    def _rows_estimated(self, blocked):
+        """The row scale is estimated with ``feature_scale="auto"``."""
+        return isinstance(self.feature_scale, str) and self.feature_scale == "auto"
+
+    def _scale_target(self, target):
+        """Hook of the regressor (its ``target_bound="auto"``); identity here."""
+        return target
+
+    def _budget(self):
+        """``(epsilon, delta)`` left to the proportions and the solver."""
+        return float(self.epsilon) - self._scale_plan.epsilon, float(self.delta)
+
     def _clip_X(self, X):
         b = float(self.feature_bound)
         Xc = np.clip(X, -b, b)
@@ -207,8 +242,12 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
         # Always, even under sklearn's skip_parameter_validation (nested
         # estimators): an unchecked epsilon or bound would break privacy.
         self._validate_params()
-        with collect_fit_warnings() as fit_warnings:
-            return self._fit_logged(X, y, sensitive_features, fit_warnings)
+        try:
+            with collect_fit_warnings() as fit_warnings:
+                return self._fit_logged(X, y, sensitive_features, fit_warnings)
+        finally:  # the fit's working state is not part of the model
+            for name in _FIT_STATE:
+                self.__dict__.pop(name, None)
 
     def _fit_logged(self, X, y, sensitive_features, fit_warnings):
         solver = resolve_saddle_solver(self.solver, allowed=_LINEAR_SOLVERS)
@@ -233,6 +272,24 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
                 "below 1/n_samples.",
                 PrivacyBudgetWarning,
             )
+        # The policy step (linear_model._scales): private row scale and target
+        # range, planned from public quantities and charged before they read
+        # the data; the solver runs on the rest of epsilon.
+        self._scale_plan = scale_plan = self._plan_scales(n, y, False)
+        scale_events = scale_plan.events()
+        if scale_events:
+            charge_fit(
+                FitCharge(
+                    dp_accounting.ComposedDpEvent(scale_events),
+                    solver.neighbouring,
+                    f"{type(self).__name__}(scale estimates, n={n})",
+                )
+            )
+        self._scale_fit = (scale_plan, rng)
+        X, row_scale, scale_notes = self._apply_feature_scale(X, scale_plan, rng)
+        self._target_notes = {}
+        target = self._scale_target(target)
+        self._scale_fit = None
         n_cells = self._n_cells(groups.shape[0])
         cells = self._cells(codes, target)
         Xc = self._clip_X(X)
@@ -254,8 +311,38 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
             coef, intercept = theta[:-1], theta[-1] * float(self.feature_bound)
         else:
             coef, intercept = theta, 0.0
+        # back to the user's units: x' = x / s, so w = w' / s, and the
+        # features are clipped at s feature_bound
+        self.feature_scale_ = row_scale
+        if row_scale != 1.0:
+            coef = coef / row_scale
+        if scale_events:
+            self._compose_estimates(solver, scale_plan, scale_events)
+        notes = {**scale_notes, **self._target_notes}
+        if notes:
+            self._report = replace(self._report, hyperparameters=notes)
         self._release(coef, intercept, dual)
         return self
+
+    def _compose_estimates(self, solver, scale_plan, scale_events):
+        """The estimates' events composed into ``dp_event_``, ``epsilon_``, report.
+
+        Basic composition: the draws' epsilons plus the solver's, at most the
+        request (the solver was given the rest).
+        """
+        event = dp_accounting.ComposedDpEvent([*scale_events, self.dp_event_])
+        total = scale_plan.epsilon + self.epsilon_
+        check_guarantee(total, float(self.epsilon), what=f"solver={solver.name!r}")
+        self.epsilon_ = float(total)
+        self.dp_event_ = event
+        self._report = replace(
+            self._report,
+            epsilon=self.epsilon_,
+            dp_event=event,
+            composition=self._report.composition
+            + "; after the private scale estimates (basic composition)",
+            estimates=_scales.estimates_line(scale_plan, self.epsilon),
+        )
 
     def _forget_fit(self):
         """Drop every fitted attribute (a refused fit leaves no model)."""
@@ -273,7 +360,7 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
     def _fit_smd(self, solver, Xc, target, cells, n_cells, rng, fit_warnings):
         """Vertex-sampling solvers (replace-one, Laplace proportions)."""
         n = Xc.shape[0]
-        eps, delta = float(self.epsilon), float(self.delta)
+        eps, delta = self._budget()
         private = math.isfinite(eps)
         estimate = self._estimate_proportions()
         eps_prop = eps * self.proportions_budget if estimate else 0.0
@@ -365,7 +452,7 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
     def _fit_sgda(self, solver, Xc, target, cells, n_cells, rng, fit_warnings):
         """Euclidean noisy SGDA (add/remove, Gaussian proportions, one RDP)."""
         n, d = Xc.shape
-        eps, delta = float(self.epsilon), float(self.delta)
+        eps, delta = self._budget()
         private = math.isfinite(eps)
         estimate = self._estimate_proportions()
         prior, sigma_h = None, 0.0
@@ -447,7 +534,8 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
     def decision_function(self, X):
         """Linear score ``clip(X) @ coef_.T + intercept_``.
 
-        Features are clipped to ``feature_bound`` exactly as in training.
+        Features are clipped to ``feature_bound`` (times ``feature_scale_``)
+        exactly as in training.
 
         Parameters
         ----------
@@ -459,7 +547,7 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        b = float(self.feature_bound)
+        b = float(self.feature_bound) * self.feature_scale_
         return np.clip(X, -b, b) @ np.ravel(self.coef_) + np.ravel(self.intercept_)[0]
 
 
