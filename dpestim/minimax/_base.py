@@ -604,7 +604,19 @@ default="noisy-sgda"
         real-data sizes (see ``BENCHMARKS.md``); pass e.g.
         ``DPSMD(max_iter="theory", n_vertex_samples=8)`` to set their
         parameters.
-    random_state : int, Generator or None, default=None"""
+    random_state : int, Generator or None, default=None
+    feature_scale : "auto", float or None, default="auto"
+        Unit of the rows: the fit runs on ``X / s`` (clipped to
+        ``feature_bound``), ``coef_`` is divided by ``s`` and prediction
+        clips ``X`` at ``s * feature_bound``. ``"auto"``: ``s`` is a private
+        median of the row norms divided by 2.95 (one exponential-mechanism
+        draw from ``scale_share``; see "Private scales measured in fit" in
+        the solvers guide), for a private fit with ``n`` large enough,
+        otherwise 1. A float is a public unit; ``None`` uses ``X`` as given.
+    scale_share : float, default=0.05
+        Share of ``epsilon`` spent on the private scale estimates (split
+        equally between the draws; the rest goes to the proportions and the
+        solver); counted inside ``epsilon``."""
 
 _DOC_ATTRIBUTES = """coef_ : ndarray
         ``theta = R (x+ - x-)`` from the average of the released vertex
@@ -615,9 +627,11 @@ _DOC_ATTRIBUTES = """coef_ : ndarray
         Proportions used (public, uniform or privately estimated: released).
     n_iter_ : int
     epsilon_ : float
-        Total epsilon spent (proportions + solver).
+        Total epsilon spent (scale estimates + proportions + solver).
     delta_ : float
     dp_event_ : DpEvent
     dp_params_ : dict
         Resolved public parameters: steps, vertex samples, batch size, step
-        size, per-sample epsilon, number of samples, Lipschitz bound."""
+        size, per-sample epsilon, number of samples, Lipschitz bound.
+    feature_scale_ : float
+        The row unit ``s`` used (private when estimated; 1 when not)."""

@@ -420,17 +420,32 @@ MinimaxRegressor.__doc__ = f"""Private worst-group least squares.
     Minimises ``max_g E[(theta.x - y)^2 / 2 | a = g]`` over
     ``||theta||_1 <= R`` (spec 001, estimator B) by private stochastic
     mirror descent with vertex sampling; targets are clipped to
-    ``[-target_bound, target_bound]``.
+    ``[-target_bound, target_bound]``, or, by default, to a private range
+    and mapped to ``[-3, 3]`` (``target_bound="auto"``).
 
     Parameters
     ----------
     {_DOC_COMMON}
-    target_bound : float, default=1.0
-        Public bound ``Y`` on ``|y|``; targets are clipped to it.
+    target_bound : "auto" or float, default="auto"
+        Public bound ``Y`` on ``|y|``; targets are clipped to it. ``"auto"``:
+        a private range ``c -+ 5 m`` (``c`` a private median of ``y``,
+        refined three times, ``m`` a private median absolute deviation: five
+        exponential-mechanism draws from ``scale_share``, the estimator of
+        :class:`~dpestim.Ridge`'s ``y_bound="auto"``); targets are clipped to
+        it and mapped to ``[-3, 3]`` (the solver's bound), ``coef_`` and
+        ``intercept_`` are mapped back and predictions clipped to the range,
+        so the fit is the same at any unit or offset of ``y``. Without a
+        reliable estimate (``n`` too small for the budget; the privacy
+        report says so) targets are clipped to ``-+1``; at ``epsilon=inf``
+        the median and median absolute deviation are read from the data (not
+        private). (Before issue 25 the default was ``1.0``.)
 
     Attributes
     ----------
     {_DOC_ATTRIBUTES}
     group_weights_ : ndarray of shape (n_groups,)
         The released (private) dual variable.
+    target_range_ : tuple of float or None
+        The private ``(low, high)`` range of ``target_bound="auto"``, or
+        ``None``.
     """
