@@ -57,6 +57,10 @@ RELATIVE = 0.1
 BASELINES = {"majority", "constant"}
 REFERENCES = {"sklearn", "sklearn-l1ball"}
 TRAIN = ["german", "compas", "digits"]
+#: The rule's second clause: a binary classifier whose smaller class is below
+#: this share (the private class proportions of issue 25 item 1; here the
+#: training labels' proportion stands in for them, stated in the report).
+MINORITY = 0.05
 
 
 def _family(solver):
@@ -69,12 +73,19 @@ def _family(solver):
 
 
 def _shape(dataset):
-    """``(n_train, n_features, n_outputs)`` of a dataset (public)."""
+    """``(n_train, n_features, n_outputs, minority share)`` of a dataset.
+
+    The first three are public; the minority share (binary classification;
+    1 otherwise) stands in for a private class-proportion estimate.
+    """
     from defaults import REGRESSION, load
 
     X, y, _, _, _ = load(dataset)
     k = 1 if dataset in REGRESSION else len(np.unique(y))
-    return X.shape[0], X.shape[1], (1 if k <= 2 else k)
+    minority = 1.0
+    if k == 2:
+        minority = float(np.min(np.unique(y, return_counts=True)[1]) / y.shape[0])
+    return X.shape[0], X.shape[1], (1 if k <= 2 else k), minority
 
 
 def cells(records):
@@ -157,9 +168,10 @@ def fit_rule(rows, shapes, train, key="rule"):
     Sets ``r[key]`` (the rule's verdict) on every row; returns the thresholds.
     """
     for r in rows:
-        n, d, k = shapes[r["dataset"]]
+        n, d, k, minority = shapes[r["dataset"]]
         D = k * (d + 1)
         r["budget_per_coordinate"] = r["epsilon"] * n / D
+        r["imbalanced"] = r["metric"] == "accuracy" and minority < MINORITY
     thresholds = {}
     for fam in sorted({r["family"] for r in rows}):
         tr = [r for r in rows if r["family"] == fam and r["dataset"] in train]
@@ -178,6 +190,7 @@ def fit_rule(rows, shapes, train, key="rule"):
     for r in rows:
         t = thresholds.get(r["family"], 0.0)
         r[key] = bool(r["budget_per_coordinate"] < t)
+        r[key + "+imbalance"] = r[key] or r["imbalanced"]
     return thresholds
 
 
@@ -191,6 +204,7 @@ def leave_one_out(rows, shapes):
         for r, m in zip(rows, marked, strict=True):
             if r["dataset"] == ds:
                 r["lodo"] = m["lodo"]
+                r["lodo+imbalance"] = m["lodo+imbalance"]
 
 
 def _rule_stats(rows, t):
@@ -202,7 +216,7 @@ def _fmt(x):
     return "n/a" if isinstance(x, float) and math.isnan(x) else f"{x:.2f}"
 
 
-def report(rows, thresholds, train, source):
+def report(rows, thresholds, train, source, matrix_meta=None):
     held = sorted({r["dataset"] for r in rows} - set(train))
     lines = [
         "# UtilityWarning: precision and recall over the defaults matrix",
@@ -213,6 +227,13 @@ def report(rows, thresholds, train, source):
         f"{MARGIN['accuracy']:g} (accuracy) or {MARGIN['r2']:g} (R^2). "
         "Relative definition (second line): positive when the cell gains less "
         f"than {RELATIVE:g} of scikit-learn's gain over that rate.",
+        "",
+        "Matrix commands (from the matrix file, run with "
+        "`DPESTIM_BENCH_RESULTS` set to a scratch directory): "
+        + "; ".join(
+            f"`{c}`" for c in (matrix_meta or {}).get("commands", []) or ["unknown"]
+        )
+        + f" (commit {(matrix_meta or {}).get('commit', 'unknown')}).",
         "",
         "## The current warning",
         "",
@@ -259,10 +280,47 @@ def report(rows, thresholds, train, source):
             [r for r in rows if r["dataset"] not in train],
         ),
         row("leave one dataset out (rule)", rows, "lodo"),
+        row(
+            f"leave one dataset out (rule, or minority share < {MINORITY:g})",
+            rows,
+            "lodo+imbalance",
+        ),
+        row(
+            f"current warning, or minority share < {MINORITY:g}",
+            [dict(r, w=r["warned"] or r["imbalanced"]) for r in rows],
+            "w",
+        ),
     ]
     for est in sorted({r["estimator"] for r in rows}):
         sub = [r for r in rows if r["dataset"] not in train and r["estimator"] == est]
         lines.append(row(f"held out, {est} (rule)", sub, "rule"))
+    pair = ("german", "breast_cancer")
+    if all(any(r["dataset"] == ds for r in rows) for ds in pair):
+        lines += [
+            "",
+            "## Why a rule on public quantities cannot separate the cells",
+            "",
+            "German credit and breast cancer have nearly the same public "
+            "quantities (n, d, so epsilon n / D) and opposite outcomes: any "
+            "rule on them warns on both or on neither.",
+            "",
+            "| epsilon | "
+            + " | ".join(f"{ds}: eps n / D, positive cells" for ds in pair)
+            + " |",
+            "|---|---|---|",
+        ]
+        for eps in sorted({r["epsilon"] for r in rows}):
+            cols = []
+            for ds in pair:
+                sub = [r for r in rows if r["dataset"] == ds and r["epsilon"] == eps]
+                if not sub:
+                    cols.append("")
+                    continue
+                pos = sum(r["positive"] for r in sub)
+                cols.append(
+                    f"{sub[0]['budget_per_coordinate']:.1f}, {pos} of {len(sub)}"
+                )
+            lines.append(f"| {eps:g} | " + " | ".join(cols) + " |")
     lines += [
         "",
         "## Misses of the current warning",
@@ -293,7 +351,8 @@ def main():
     p.add_argument("--matrix", default=str(RESULTS / "defaults.json"))
     p.add_argument("--train", nargs="+", default=TRAIN)
     args = p.parse_args()
-    records = json.loads(Path(args.matrix).read_text())["records"]
+    matrix = json.loads(Path(args.matrix).read_text())
+    records = matrix["records"]
     rows = cells(records)
     if not rows:
         print(
@@ -305,7 +364,7 @@ def main():
     leave_one_out(rows, shapes)
     thresholds = fit_rule(rows, shapes, args.train)
     overall = precision_recall(rows)
-    text = report(rows, thresholds, args.train, args.matrix)
+    text = report(rows, thresholds, args.train, args.matrix, matrix.get("meta"))
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "utility_warning.md").write_text(text)
     (RESULTS / "utility_warning.json").write_text(
@@ -314,6 +373,8 @@ def main():
                 meta=dict(
                     source=args.matrix,
                     command=" ".join(["python", *sys.argv]),
+                    matrix_commands=matrix.get("meta", {}).get("commands", []),
+                    matrix_commit=matrix.get("meta", {}).get("commit"),
                     margin=MARGIN,
                     train=args.train,
                     shapes=shapes,
@@ -325,6 +386,9 @@ def main():
                     [r for r in rows if r["dataset"] not in args.train], "rule"
                 ),
                 leave_one_dataset_out_rule=precision_recall(rows, "lodo"),
+                leave_one_dataset_out_rule_imbalance=precision_recall(
+                    rows, "lodo+imbalance"
+                ),
                 cells=rows,
             ),
             indent=1,
