@@ -13,7 +13,6 @@ solvers' parameters.
 """
 
 import math
-from dataclasses import replace
 from numbers import Real
 
 import dp_accounting
@@ -24,7 +23,6 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
-from ..linear_model._scales import PrivateScalesMixin
 from ..preprocessing import _fit_scales as _scales
 from ..privacy import PrivacyReport, calibrate_noise, check_guarantee, compute_epsilon
 from ..privacy.charging import FitCharge, charge_fit
@@ -41,6 +39,7 @@ from ..solvers.saddle.sgda import NoisySGDA, SGDAPlan
 from ..utils import check_generator
 from ..utils.fit_warnings import collect_fit_warnings, warn_in_fit
 from ._proportions import GroupProportionsMixin
+from ._scales import MinimaxScalesMixin
 
 #: Largest public Lipschitz constant: the step sizes scale with its inverse.
 _MAX_LIPSCHITZ = 1e200
@@ -53,16 +52,6 @@ _BOUND_PARAMS = (
     "difference_bound",
     "min_group_proportion",
     "group_proportions",
-)
-
-#: Working attributes of one fit, dropped when it ends.
-_FIT_STATE = (
-    "_scale_plan",
-    "_scale_fit",
-    "_target_notes",
-    "_target_bound",
-    "_y_center",
-    "_y_scale",
 )
 
 __all__ = ["BaseMinimaxModel"]
@@ -83,7 +72,7 @@ def _sensitive_codes(sensitive_features, n):
     return a
 
 
-class BaseMinimaxModel(PrivateScalesMixin, GroupProportionsMixin, BaseEstimator):
+class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator):
     """Parameters, group handling, privacy budget and fitting.
 
     Subclasses implement ``_encode_target(y)``, ``_n_cells(n_groups)``,
@@ -196,18 +185,6 @@ class BaseMinimaxModel(PrivateScalesMixin, GroupProportionsMixin, BaseEstimator)
             )
         return groups, codes
 
-    def _rows_estimated(self, blocked):
-        """The row scale is estimated with ``feature_scale="auto"``."""
-        return isinstance(self.feature_scale, str) and self.feature_scale == "auto"
-
-    def _scale_target(self, target):
-        """Hook of the regressor (its ``target_bound="auto"``); identity here."""
-        return target
-
-    def _budget(self):
-        """``(epsilon, delta)`` left to the proportions and the solver."""
-        return float(self.epsilon) - self._scale_plan.epsilon, float(self.delta)
-
     def _clip_X(self, X):
         b = float(self.feature_bound)
         Xc = np.clip(X, -b, b)
@@ -246,8 +223,7 @@ class BaseMinimaxModel(PrivateScalesMixin, GroupProportionsMixin, BaseEstimator)
             with collect_fit_warnings() as fit_warnings:
                 return self._fit_logged(X, y, sensitive_features, fit_warnings)
         finally:  # the fit's working state is not part of the model
-            for name in _FIT_STATE:
-                self.__dict__.pop(name, None)
+            self._end_fit_state()
 
     def _fit_logged(self, X, y, sensitive_features, fit_warnings):
         solver = resolve_saddle_solver(self.solver, allowed=_LINEAR_SOLVERS)
@@ -272,24 +248,10 @@ class BaseMinimaxModel(PrivateScalesMixin, GroupProportionsMixin, BaseEstimator)
                 "below 1/n_samples.",
                 PrivacyBudgetWarning,
             )
-        # The policy step (linear_model._scales): private row scale and target
-        # range, planned from public quantities and charged before they read
-        # the data; the solver runs on the rest of epsilon.
-        self._scale_plan = scale_plan = self._plan_scales(n, y, False)
-        scale_events = scale_plan.events()
-        if scale_events:
-            charge_fit(
-                FitCharge(
-                    dp_accounting.ComposedDpEvent(scale_events),
-                    solver.neighbouring,
-                    f"{type(self).__name__}(scale estimates, n={n})",
-                )
-            )
-        self._scale_fit = (scale_plan, rng)
-        X, row_scale, scale_notes = self._apply_feature_scale(X, scale_plan, rng)
-        self._target_notes = {}
-        target = self._scale_target(target)
-        self._scale_fit = None
+        # The policy step (._scales): private row scale and target range,
+        # planned from public quantities and charged before they read the
+        # data; the proportions and the solver run on the rest of epsilon.
+        X, target, row_scale, notes = self._run_scales(X, y, target, solver, rng)
         n_cells = self._n_cells(groups.shape[0])
         cells = self._cells(codes, target)
         Xc = self._clip_X(X)
@@ -316,33 +278,9 @@ class BaseMinimaxModel(PrivateScalesMixin, GroupProportionsMixin, BaseEstimator)
         self.feature_scale_ = row_scale
         if row_scale != 1.0:
             coef = coef / row_scale
-        if scale_events:
-            self._compose_estimates(solver, scale_plan, scale_events)
-        notes = {**scale_notes, **self._target_notes}
-        if notes:
-            self._report = replace(self._report, hyperparameters=notes)
+        self._compose_estimates(solver, notes)
         self._release(coef, intercept, dual)
         return self
-
-    def _compose_estimates(self, solver, scale_plan, scale_events):
-        """The estimates' events composed into ``dp_event_``, ``epsilon_``, report.
-
-        Basic composition: the draws' epsilons plus the solver's, at most the
-        request (the solver was given the rest).
-        """
-        event = dp_accounting.ComposedDpEvent([*scale_events, self.dp_event_])
-        total = scale_plan.epsilon + self.epsilon_
-        check_guarantee(total, float(self.epsilon), what=f"solver={solver.name!r}")
-        self.epsilon_ = float(total)
-        self.dp_event_ = event
-        self._report = replace(
-            self._report,
-            epsilon=self.epsilon_,
-            dp_event=event,
-            composition=self._report.composition
-            + "; after the private scale estimates (basic composition)",
-            estimates=_scales.estimates_line(scale_plan, self.epsilon),
-        )
 
     def _forget_fit(self):
         """Drop every fitted attribute (a refused fit leaves no model)."""

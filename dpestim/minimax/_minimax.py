@@ -264,12 +264,12 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
         y = np.asarray(y, dtype=np.float64)
         if y.ndim != 1:
             raise ValueError("MinimaxRegressor supports a single target (1-d y).")
-        self._y_center, self._y_scale, self.target_range_ = 0.0, 1.0, None
+        self._fs.y_center, self._fs.y_scale, self.target_range_ = 0.0, 1.0, None
         if self._auto_target():
             if not np.isfinite(y).all():
                 raise ValueError("y must be finite for target_bound='auto'.")
             return y  # clipped and scaled once the range is estimated
-        self._target_bound = t = float(self.target_bound)
+        self._fs.target_bound = t = float(self.target_bound)
         return np.clip(y, -t, t)
 
     def _scale_target(self, y):
@@ -284,7 +284,7 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
         """
         if not self._auto_target():
             return y
-        plan, rng = self._scale_fit
+        plan, rng = self._fs.scale_fit
         if not math.isfinite(float(self.epsilon)):
             # not private: the exact centre and spread (said so in the notes)
             c = float(np.median(y))
@@ -296,10 +296,10 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
             return self._map_target(y, float(low), float(high), note)
         if plan.target_epsilon is None:
             note = plan.notes.get("y_bound", "not estimated (epsilon = inf)")
-            self._target_notes = {
+            self._fs.target_notes = {
                 "target_bound": f"{note}; clipped to -+ {self._FALLBACK_TARGET_BOUND:g}"
             }
-            self._target_bound = t = self._FALLBACK_TARGET_BOUND
+            self._fs.target_bound = t = self._FALLBACK_TARGET_BOUND
             return np.clip(y, -t, t)
         low, high = _scales.private_target_range(y, plan.target_epsilon, rng)
         return self._map_target(y, low, high, _scales.target_note(plan.target_epsilon))
@@ -309,11 +309,11 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
         c, scale = _scales.target_map(
             low, high, self.fit_intercept, self._TARGET_HALF_RANGE
         )
-        self._y_center, self._y_scale = float(c), float(scale)
+        self._fs.y_center, self._fs.y_scale = float(c), float(scale)
         self.target_range_ = (low, high)
-        self._target_bound = self._TARGET_HALF_RANGE
-        self._target_notes = {"target_bound": note}
-        y = (np.clip(y, low, high) - self._y_center) / self._y_scale
+        self._fs.target_bound = self._TARGET_HALF_RANGE
+        self._fs.target_notes = {"target_bound": note}
+        y = (np.clip(y, low, high) - self._fs.y_center) / self._fs.y_scale
         # float rounding: keep the solver's public bound exact
         t = self._TARGET_HALF_RANGE
         return np.clip(y, -t, t)
@@ -322,7 +322,7 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
         R, b, Y = (
             float(self.l1_radius),
             float(self.feature_bound),
-            float(self._target_bound),
+            float(self._fs.target_bound),
         )
         rb = R * b
         top = rb + Y  # |theta.x - y| <= R X + Y
@@ -336,10 +336,10 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
         return problem, L0, L1, L2
 
     def _release(self, coef, intercept, y):
-        if self._y_scale != 1.0 or self._y_center != 0.0:
+        if self._fs.y_scale != 1.0 or self._fs.y_center != 0.0:
             # back to the user's units: y = centre + scale y'
-            coef = coef * self._y_scale
-            intercept = self._y_center + self._y_scale * intercept
+            coef = coef * self._fs.y_scale
+            intercept = self._fs.y_center + self._fs.y_scale * intercept
         self.coef_ = coef
         self.intercept_ = float(intercept)
         self.group_weights_ = y
