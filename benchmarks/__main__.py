@@ -70,6 +70,8 @@ ENTRIES = [
         ("--seeds", "2", "--adult-seeds", "5"),
     ),
     Entry("private_search", "utility/private_search.py", ("--quick",)),
+    # reads the defaults matrix (its utility_warning field): run after it
+    Entry("utility_warning", "utility/utility_warning.py"),
     Entry(
         "budget_composition",
         "utility/budget_composition.py",

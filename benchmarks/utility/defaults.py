@@ -50,7 +50,9 @@ from defaults_report import LEGACY, medians, summary
 SCHEMA = """{"meta": {...}, "records": [{"estimator", "solver" (registry name,
 "sklearn", "majority" or "constant"), "dataset", "epsilon" (float or "inf"),
 "seed", "metric" ("accuracy" or "r2"), "score", "fit_cpu_s", "commit" (the
-code's commit; absent on the first session's records)}]}"""
+code's commit; absent on the first session's records), "utility_warning"
+(bool: a UtilityWarning fired during the fit; absent on
+records written before it was added and on the baselines)}]}"""
 
 EPSILONS = [0.1, 0.5, 1.0, 2.0, math.inf]
 RESULTS = Path(
@@ -147,6 +149,13 @@ def _sklearn(est_name, n, alpha):
     if est_name == "LinearSVC":
         return sks.LinearSVC(C=1.0 / (alpha * n), max_iter=20000)
     return skl.Ridge(alpha=alpha * n)
+
+
+def _utility_warned(caught):
+    """Whether a :class:`~dpestim.UtilityWarning` fired during the fit."""
+    from dpestim import UtilityWarning
+
+    return any(issubclass(w.category, UtilityWarning) for w in caught)
 
 
 def _eps_key(eps):
@@ -352,8 +361,8 @@ def run(args):
                             kw["classes"] = classes
                         est = Est(solver=solver, epsilon=eps, random_state=seed, **kw)
                         t = time.process_time()
-                        with warnings.catch_warnings():
-                            warnings.simplefilter("ignore")
+                        with warnings.catch_warnings(record=True) as caught:
+                            warnings.simplefilter("always")
                             try:
                                 est.fit(X, y)
                                 score = float(est.score(Xt, yt))
@@ -362,6 +371,7 @@ def run(args):
                                 score = float("nan")
                         rec.update(
                             score=score,
+                            utility_warning=_utility_warned(caught),
                             fit_cpu_s=time.process_time() - t,
                             commit=commit,
                         )

@@ -80,14 +80,7 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         ]
         low = np.array([r[0] for r in ranges])
         high = np.array([r[1] for r in ranges])
-        self._target_notes = {
-            "y_bound": (
-                f"private range (median -+ {_scales.FENCE:g} median absolute "
-                "deviations), "
-                f"{_scales.TARGET_DRAWS} draws of epsilon "
-                f"{plan.target_epsilon:.4g} per target"
-            )
-        }
+        self._target_notes = {"y_bound": _scales.target_note(plan.target_epsilon)}
         return low, high
 
     def _resolve_y_bound(self, Y):
@@ -165,11 +158,9 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         if isinstance(self.y_bound, str) and self.y_bound == "auto":
             # and scale it to [-3, 3], the targets' scale the rules assume
             # (the objective divided by scale^2: same minimiser)
-            self._y_scale = (
-                (high - low) / 2.0
-                if self.fit_intercept
-                else np.maximum(np.abs(low), np.abs(high))
-            ) / _scales.TARGET_HALF_RANGE
+            self._y_center, self._y_scale = _scales.target_map(
+                low, high, self.fit_intercept
+            )
         return SQUARED, (np.clip(Y, low, high) - self._y_center) / self._y_scale
 
     def _resolve_plan(self, *args, **kwargs):

@@ -33,6 +33,17 @@ class PrivateScalesMixin:
         """
         return {}
 
+    def _rows_estimated(self, blocked):
+        """Whether the row scale is estimated (public: the parameters).
+
+        An explicit ``clip_norm`` is in the units of ``X``: nothing then.
+        """
+        return (
+            _policy.is_auto(self.feature_scale)
+            and _policy.is_auto(self.clip_norm)
+            and not blocked
+        )
+
     def _plan_scales(self, n, y, blocked, solver=None):
         """The :class:`~dpestim.preprocessing._fit_scales.ScalePlan` of this fit.
 
@@ -49,16 +60,13 @@ class PrivateScalesMixin:
         the estimates to be reliable at this ``n`` and ``epsilon``.
         """
         eps = self.epsilon
-        rows = (
-            _policy.is_auto(self.feature_scale)
-            and _policy.is_auto(self.clip_norm)
-            and not blocked
-        )
+        rows = self._rows_estimated(blocked)
         targets = self._estimated_targets(y)
         classes = self._estimated_classes(y, solver)
         if (
             eps is None
-            or self.noise_multiplier is not None  # refused later: run nothing
+            # refused later: run nothing
+            or getattr(self, "noise_multiplier", None) is not None
             or not math.isfinite(eps)
             or not (rows or targets or classes)
         ):

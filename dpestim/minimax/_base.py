@@ -23,6 +23,7 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
+from ..preprocessing import _fit_scales as _scales
 from ..privacy import PrivacyReport, calibrate_noise, check_guarantee, compute_epsilon
 from ..privacy.charging import FitCharge, charge_fit
 from ..privacy.report import seed_warnings
@@ -38,6 +39,7 @@ from ..solvers.saddle.sgda import NoisySGDA, SGDAPlan
 from ..utils import check_generator
 from ..utils.fit_warnings import collect_fit_warnings, warn_in_fit
 from ._proportions import GroupProportionsMixin
+from ._scales import MinimaxScalesMixin
 
 #: Largest public Lipschitz constant: the step sizes scale with its inverse.
 _MAX_LIPSCHITZ = 1e200
@@ -70,7 +72,7 @@ def _sensitive_codes(sensitive_features, n):
     return a
 
 
-class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
+class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator):
     """Parameters, group handling, privacy budget and fitting.
 
     Subclasses implement ``_encode_target(y)``, ``_n_cells(n_groups)``,
@@ -95,6 +97,12 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
         "min_group_proportion": [Interval(Real, 0, 1, closed="right"), None],
         "solver": [StrOptions(set(_LINEAR_SOLVERS)), BaseSaddleSolver],
         "random_state": ["random_state", np.random.Generator],
+        "feature_scale": [
+            StrOptions({"auto"}),
+            Interval(Real, 0, None, closed="neither"),
+            None,
+        ],
+        "scale_share": [Interval(Real, 0, 1, closed="neither")],
     }
 
     def __init__(
@@ -111,6 +119,8 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
         min_group_proportion=None,
         solver="noisy-sgda",
         random_state=None,
+        feature_scale="auto",
+        scale_share=_scales.SCALE_SHARE,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -123,6 +133,8 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
         self.min_group_proportion = min_group_proportion
         self.solver = solver
         self.random_state = random_state
+        self.feature_scale = feature_scale
+        self.scale_share = scale_share
 
     # -- helpers ----------------------------------------------------------------
 
@@ -207,8 +219,11 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
         # Always, even under sklearn's skip_parameter_validation (nested
         # estimators): an unchecked epsilon or bound would break privacy.
         self._validate_params()
-        with collect_fit_warnings() as fit_warnings:
-            return self._fit_logged(X, y, sensitive_features, fit_warnings)
+        try:
+            with collect_fit_warnings() as fit_warnings:
+                return self._fit_logged(X, y, sensitive_features, fit_warnings)
+        finally:  # the fit's working state is not part of the model
+            self._end_fit_state()
 
     def _fit_logged(self, X, y, sensitive_features, fit_warnings):
         solver = resolve_saddle_solver(self.solver, allowed=_LINEAR_SOLVERS)
@@ -233,6 +248,10 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
                 "below 1/n_samples.",
                 PrivacyBudgetWarning,
             )
+        # The policy step (._scales): private row scale and target range,
+        # planned from public quantities and charged before they read the
+        # data; the proportions and the solver run on the rest of epsilon.
+        X, target, row_scale, notes = self._run_scales(X, y, target, solver, rng)
         n_cells = self._n_cells(groups.shape[0])
         cells = self._cells(codes, target)
         Xc = self._clip_X(X)
@@ -254,6 +273,12 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
             coef, intercept = theta[:-1], theta[-1] * float(self.feature_bound)
         else:
             coef, intercept = theta, 0.0
+        # back to the user's units: x' = x / s, so w = w' / s, and the
+        # features are clipped at s feature_bound
+        self.feature_scale_ = row_scale
+        if row_scale != 1.0:
+            coef = coef / row_scale
+        self._compose_estimates(solver, notes)
         self._release(coef, intercept, dual)
         return self
 
@@ -273,7 +298,7 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
     def _fit_smd(self, solver, Xc, target, cells, n_cells, rng, fit_warnings):
         """Vertex-sampling solvers (replace-one, Laplace proportions)."""
         n = Xc.shape[0]
-        eps, delta = float(self.epsilon), float(self.delta)
+        eps, delta = self._budget()
         private = math.isfinite(eps)
         estimate = self._estimate_proportions()
         eps_prop = eps * self.proportions_budget if estimate else 0.0
@@ -365,7 +390,7 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
     def _fit_sgda(self, solver, Xc, target, cells, n_cells, rng, fit_warnings):
         """Euclidean noisy SGDA (add/remove, Gaussian proportions, one RDP)."""
         n, d = Xc.shape
-        eps, delta = float(self.epsilon), float(self.delta)
+        eps, delta = self._budget()
         private = math.isfinite(eps)
         estimate = self._estimate_proportions()
         prior, sigma_h = None, 0.0
@@ -447,7 +472,8 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
     def decision_function(self, X):
         """Linear score ``clip(X) @ coef_.T + intercept_``.
 
-        Features are clipped to ``feature_bound`` exactly as in training.
+        Features are clipped to ``feature_bound`` (times ``feature_scale_``)
+        exactly as in training.
 
         Parameters
         ----------
@@ -459,7 +485,7 @@ class BaseMinimaxModel(GroupProportionsMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        b = float(self.feature_bound)
+        b = float(self.feature_bound) * self.feature_scale_
         return np.clip(X, -b, b) @ np.ravel(self.coef_) + np.ravel(self.intercept_)[0]
 
 
@@ -516,7 +542,19 @@ default="noisy-sgda"
         real-data sizes (see ``BENCHMARKS.md``); pass e.g.
         ``DPSMD(max_iter="theory", n_vertex_samples=8)`` to set their
         parameters.
-    random_state : int, Generator or None, default=None"""
+    random_state : int, Generator or None, default=None
+    feature_scale : "auto", float or None, default="auto"
+        Unit of the rows: the fit runs on ``X / s`` (clipped to
+        ``feature_bound``), ``coef_`` is divided by ``s`` and prediction
+        clips ``X`` at ``s * feature_bound``. ``"auto"``: ``s`` is a private
+        median of the row norms divided by 2.95 (one exponential-mechanism
+        draw from ``scale_share``; see "Private scales measured in fit" in
+        the solvers guide), for a private fit with ``n`` large enough,
+        otherwise 1. A float is a public unit; ``None`` uses ``X`` as given.
+    scale_share : float, default=0.05
+        Share of ``epsilon`` spent on the private scale estimates (split
+        equally between the draws; the rest goes to the proportions and the
+        solver); counted inside ``epsilon``."""
 
 _DOC_ATTRIBUTES = """coef_ : ndarray
         ``theta = R (x+ - x-)`` from the average of the released vertex
@@ -527,9 +565,11 @@ _DOC_ATTRIBUTES = """coef_ : ndarray
         Proportions used (public, uniform or privately estimated: released).
     n_iter_ : int
     epsilon_ : float
-        Total epsilon spent (proportions + solver).
+        Total epsilon spent (scale estimates + proportions + solver).
     delta_ : float
     dp_event_ : DpEvent
     dp_params_ : dict
         Resolved public parameters: steps, vertex samples, batch size, step
-        size, per-sample epsilon, number of samples, Lipschitz bound."""
+        size, per-sample epsilon, number of samples, Lipschitz bound.
+    feature_scale_ : float
+        The row unit ``s`` used (private when estimated; 1 when not)."""

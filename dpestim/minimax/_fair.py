@@ -48,6 +48,8 @@ class FairLogisticRegression(BinaryLinearClassifierMixin, BaseMinimaxModel):
         min_group_proportion=None,
         solver="noisy-sgda",
         random_state=None,
+        feature_scale="auto",
+        scale_share=0.05,
     ):
         super().__init__(
             epsilon=epsilon,
@@ -61,6 +63,8 @@ class FairLogisticRegression(BinaryLinearClassifierMixin, BaseMinimaxModel):
             min_group_proportion=min_group_proportion,
             solver=solver,
             random_state=random_state,
+            feature_scale=feature_scale,
+            scale_share=scale_share,
         )
         self.constraint = constraint
         self.difference_bound = difference_bound

@@ -60,6 +60,8 @@ __all__ = [
     "estimates_line",
     "rescale_rows",
     "signed_edges",
+    "target_map",
+    "target_note",
 ]
 
 #: Bins per factor 2 of the grid.
@@ -409,6 +411,29 @@ def private_class_counts(codes, n_classes, epsilon, neighbouring, rng):
     """
     scale = COUNT_L1_SENSITIVITY[neighbouring] / float(epsilon)
     return class_counts(codes, n_classes) + rng.laplace(scale=scale, size=n_classes)
+
+
+def target_map(low, high, fit_intercept, half_range=TARGET_HALF_RANGE):
+    """``(centre, scale)`` mapping an estimated target range to ``-+ half_range``.
+
+    Public post-processing of the private ``(low, high)`` arrays: a target
+    ``y`` clipped to the range is fitted as ``(y - centre) / scale`` and the
+    coefficients and intercept are mapped back (``w = scale w'``, ``b = centre
+    + scale b'``). Without an intercept the target is not centred (centring
+    would change the model) and ``scale = max(|low|, |high|) / half_range``.
+    """
+    low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+    if fit_intercept:
+        return (low + high) / 2.0, (high - low) / 2.0 / half_range
+    return 0.0 * low, np.maximum(np.abs(low), np.abs(high)) / half_range
+
+
+def target_note(epsilon):
+    """The ``hyperparameters_`` note of an estimated target range."""
+    return (
+        f"private range (median -+ {FENCE:g} median absolute deviations), "
+        f"{TARGET_DRAWS} draws of epsilon {epsilon:.4g} per target"
+    )
 
 
 def rescale_rows(X, s):

@@ -89,6 +89,8 @@ def test_leak_audit_only_released_arrays(est, data):
         "dp_params_",
         "solver_",
         "noise_multiplier_",
+        "feature_scale_",  # a private estimate (exponential mechanism)
+        "target_range_",  # MinimaxRegressor: a private estimate
     }
     fitted_attrs = {
         k for k in vars(fitted) if k.endswith("_") and not k.startswith("_")

@@ -136,8 +136,14 @@ def test_small_group_warns_with_the_number_needed_and_no_private_count():
     true_count = int(a.sum())
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
+        # feature_scale=None: dp_event_ is the solver's (read by _plan below)
         clf = MinimaxLogisticRegression(
-            epsilon=0.5, delta=DELTA, classes=[0, 1], groups=[0, 1], random_state=0
+            epsilon=0.5,
+            delta=DELTA,
+            classes=[0, 1],
+            groups=[0, 1],
+            random_state=0,
+            feature_scale=None,
         ).fit(X, y, sensitive_features=a)
     msgs = [str(w.message) for w in rec if w.category is PrivacyBudgetWarning]
     assert any("fewer rows than the" in m for m in msgs), msgs

@@ -5,6 +5,7 @@ import threading
 import dp_accounting
 import numpy as np
 import pytest
+from dp_accounting import ComposedDpEvent
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 
@@ -102,6 +103,19 @@ def test_minimax_fits_are_charged(data):
     common = dict(epsilon=1.0, groups=[0, 1], random_state=0)
     with PrivacyBudget(5.0, 1e-5) as budget:  # noisy SGDA: add/remove, one event
         est = MinimaxLogisticRegression(**common).fit(X, y, sensitive_features=a)
+    # the private row scale first (charged before it reads the data), then
+    # the solver's event; dp_event_ composes both
+    estimates, solver_event = est.dp_event_.events
+    assert [r[0] for r in budget.records] == [
+        ComposedDpEvent([estimates]),
+        solver_event,
+    ]
+    spent = budget.spent()[0]
+    assert compute_epsilon(solver_event, 1e-5) < spent <= est.epsilon_ + 1e-9
+    with PrivacyBudget(5.0, 1e-5) as budget:  # without the estimate: one event
+        est = MinimaxLogisticRegression(feature_scale=None, **common).fit(
+            X, y, sensitive_features=a
+        )
     assert budget.records[0][0] == est.dp_event_
     assert budget.spent()[0] == compute_epsilon(est.dp_event_, 1e-5)
     with PrivacyBudget(5.0, 1e-5) as budget:  # vertex sampling: pure-DP draws

@@ -1,0 +1,98 @@
+"""The policy step of the minimax estimators: private scales before the solver.
+
+The step of :mod:`dpestim.linear_model._scales` (one place for the plan, the
+row scale and the report line), run by
+:class:`~dpestim.minimax._base.BaseMinimaxModel` between validation and the
+saddle solver: the draws take ``scale_share`` of ``epsilon`` first (charged
+before they read the data), the proportions and the solver share the rest,
+and the draws' events are composed into ``dp_event_`` (basic composition).
+"""
+
+import threading
+from dataclasses import replace
+from types import SimpleNamespace
+
+import dp_accounting
+
+from ..linear_model._scales import PrivateScalesMixin
+from ..preprocessing import _fit_scales as _scales
+from ..privacy import check_guarantee
+from ..privacy.charging import FitCharge, charge_fit
+
+__all__ = ["MinimaxScalesMixin"]
+
+#: The working state of the fits running in each thread, by estimator id: not
+#: an attribute of the estimator (nothing private is left on it, and fits of
+#: one object from several threads do not share it).
+_LOCAL = threading.local()
+
+
+class MinimaxScalesMixin(PrivateScalesMixin):
+    """Private row scale (all) and target range (the regressor)."""
+
+    @property
+    def _fs(self):
+        """This thread's working state of the running fit."""
+        states = _LOCAL.__dict__.setdefault("states", {})
+        return states.setdefault(id(self), SimpleNamespace())
+
+    def _end_fit_state(self):
+        """Drop the working state (at the end of ``fit``, however it ends)."""
+        _LOCAL.__dict__.get("states", {}).pop(id(self), None)
+
+    def _rows_estimated(self, blocked):
+        """The row scale is estimated with ``feature_scale="auto"``."""
+        return isinstance(self.feature_scale, str) and self.feature_scale == "auto"
+
+    def _scale_target(self, target):
+        """Hook of the regressor (its ``target_bound="auto"``); identity here."""
+        return target
+
+    def _budget(self):
+        """``(epsilon, delta)`` left to the proportions and the solver."""
+        return float(self.epsilon) - self._fs.scale_plan.epsilon, float(self.delta)
+
+    def _run_scales(self, X, y, target, solver, rng):
+        """Plan, charge and run the estimates; ``(X / s, target', s, notes)``."""
+        n = X.shape[0]
+        self._fs.scale_plan = plan = self._plan_scales(n, y, False)
+        events = plan.events()
+        if events:
+            charge_fit(
+                FitCharge(
+                    dp_accounting.ComposedDpEvent(events),
+                    solver.neighbouring,
+                    f"{type(self).__name__}(scale estimates, n={n})",
+                )
+            )
+        self._fs.scale_fit = (plan, rng)
+        X, row_scale, notes = self._apply_feature_scale(X, plan, rng)
+        self._fs.target_notes = {}
+        target = self._scale_target(target)
+        self._fs.scale_fit = None
+        return X, target, row_scale, {**notes, **self._fs.target_notes}
+
+    def _compose_estimates(self, solver, notes):
+        """The estimates' events composed into ``dp_event_``, ``epsilon_``, report.
+
+        Basic composition: the draws' epsilons plus the solver's, at most the
+        request (the solver was given the rest).
+        """
+        plan = self._fs.scale_plan
+        events = plan.events()
+        if events:
+            event = dp_accounting.ComposedDpEvent([*events, self.dp_event_])
+            total = plan.epsilon + self.epsilon_
+            check_guarantee(total, float(self.epsilon), what=f"solver={solver.name!r}")
+            self.epsilon_ = float(total)
+            self.dp_event_ = event
+            self._report = replace(
+                self._report,
+                epsilon=self.epsilon_,
+                dp_event=event,
+                composition=self._report.composition
+                + "; after the private scale estimates (basic composition)",
+                estimates=_scales.estimates_line(plan, self.epsilon),
+            )
+        if notes:
+            self._report = replace(self._report, hyperparameters=notes)
