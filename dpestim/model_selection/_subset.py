@@ -296,8 +296,7 @@ class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
         if q > 0:
             if len(s_idx) < 2 or len(r_idx) < 1:
                 raise ValueError(
-                    f"SubsetSearchCV: {n} rows are too few to split with "
-                    f"subset={q:g}."
+                    f"SubsetSearchCV: {n} rows are too few to split with subset={q:g}."
                 )
             search = PrivateSearchCV(
                 self.estimator,
@@ -325,9 +324,7 @@ class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
             plan = _plan_of(self._final({}, final_seed), X_r, y_r)
             params = resolve_relative(params, plan)
         final = self._final(params, final_seed)
-        if self.budget is not None and not any(
-            t is self.budget for t in _targets()
-        ):
+        if self.budget is not None and not any(t is self.budget for t in _targets()):
             with self.budget:  # charged like the search (budget=)
                 final.fit(X_r, y_r)
         else:

@@ -357,3 +357,20 @@ def test_large_validation_split_does_not_warn(data):
         warnings.simplefilter("error", UtilityWarning)
         warnings.filterwarnings("ignore", message="max_iter=2")
         PrivateSearchCV(_lr(), epsilon=8.0, n_candidates=1, random_state=0).fit(*big)
+
+
+@pytest.mark.parametrize("solver", ["dp-nag-opt", "dp-masg-opt"])
+def test_default_space_drops_keys_that_move_the_event(data, solver):
+    """The learning rate sets the -opt schedules: left out of the default space."""
+    X, y = data
+    est = LogisticRegression(classes=[0, 1], solver=solver)
+    s = PrivateSearchCV(est, epsilon=1.0, n_candidates=2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s.fit(X, y)
+    assert "learning_rate" not in s.best_params_ and "clip_norm" in s.best_params_
+    assert s.epsilon_ <= 1.0
+    # given explicitly, the same key is still refused
+    space = {"learning_rate": loguniform(0.1, 1.0)}
+    with pytest.raises(ValueError, match="learning_rate"):
+        PrivateSearchCV(est, space, epsilon=1.0, random_state=0).fit(X, y)
