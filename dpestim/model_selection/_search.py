@@ -99,8 +99,8 @@ default="geometric"
     shape : float, default=0.5
         Shape of the truncated negative binomial (ignored otherwise).
     validation_fraction : float, default=0.2
-        Share of the rows (a public random split) used to score candidates;
-        the candidates are fitted on the rest.
+        Probability that a row scores the candidates (public independent
+        coins); the candidates are fitted on the other rows.
     score_noise : "auto" or float, default="auto"
         Noise of each candidate's validation score. A float is the standard
         deviation in score units (accuracy): the noisy count has noise
@@ -409,9 +409,16 @@ default="geometric"
         n = len(y)
         y = np.asarray(y)
         # Public randomness, drawn before the data is read: split, K, candidates.
-        perm = rng.permutation(n)
-        n_val = max(1, int(round(self.validation_fraction * n)))
-        val, train = perm[:n_val], perm[n_val:]
+        # Coins, not fixed sizes (under add/remove a fixed-size split can push
+        # a row across: a replacement in the training rows).
+        in_val = rng.random(n) < self.validation_fraction
+        val, train = np.flatnonzero(in_val), np.flatnonzero(~in_val)
+        if len(val) == 0 or len(train) == 0:
+            raise ValueError(
+                f"PrivateSearchCV: {n} rows are too few for validation_fraction="
+                f"{self.validation_fraction:g} (an empty part)."
+            )
+        n_val = len(val)
         mean, shape = float(self.n_candidates), self._shape()
         k = _sample_repetitions(rng, mean, shape)
         candidates = [sample_candidate(space, rng) for _ in range(k)]

@@ -10,9 +10,16 @@ selection by the privacy profile ``delta_Q`` of the base mechanism (the
 hockey-stick divergence, which dp-accounting's PLD accountant computes), and
 show that this is tighter than the RDP route. This module implements a bound
 of that kind; its proof is given here in full so that it can be reviewed on
-its own (the paper's own statement could not be consulted while this was
-written, so no theorem number is claimed: the bound below is derived and
-tested here, not copied).
+its own. No theorem number is claimed: the paper's statement could not be
+consulted (searched again for issue 27: the stored copies of the paper hold
+its abstract only, PMLR v235 ``koskela24a`` and arXiv 2402.06701, the
+proceedings PDF is not readable here and no reference code of the authors
+was found), so the bound below is derived and tested here, not checked
+against theirs. Re-reviewed step by step for issue 27: the density of the
+best of ``K`` runs, the use of ``phi'`` non-decreasing, the two event
+inequalities (one per direction, which is why ``delta_Q`` must bound both
+directions: dp-accounting's ``get_delta_for_epsilon`` is the maximum of the
+remove and add divergences) and the two ratio bounds below.
 
 **The bound.** Let ``P, P'`` be the output distributions of ``Q`` on
 neighbouring datasets, ordered by the score (ties broken by an independent
