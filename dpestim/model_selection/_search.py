@@ -99,8 +99,8 @@ default="geometric"
     shape : float, default=0.5
         Shape of the truncated negative binomial (ignored otherwise).
     validation_fraction : float, default=0.2
-        Share of the rows (a public random split) used to score candidates;
-        the candidates are fitted on the rest.
+        Probability that a row scores the candidates (public independent
+        coins); the candidates are fitted on the other rows.
     score_noise : "auto" or float, default="auto"
         Noise of each candidate's validation score. A float is the standard
         deviation in score units (accuracy): the noisy count has noise
@@ -151,6 +151,9 @@ default="geometric"
         rows with ``refit=True``).
     best_params_ : dict
         Its hyperparameters.
+    best_draw_ : dict
+        The same, as drawn: :class:`Relative` factors unresolved (what
+        :class:`SubsetSearchCV` extrapolates to other rows).
     best_score_ : float
         Its noisy validation score (part of the released output).
     cv_results_ : dict
@@ -291,7 +294,7 @@ default="geometric"
             raise TypeError("PrivateSearchCV: the estimator announced no private fit.")
         return probe.charges
 
-    def _check_mechanism_fixed(self, space, charges, X, y):
+    def _check_mechanism_fixed(self, space, charges, X, y, drop=False):
         """Refuse, whatever the draw, a searched parameter that moves the DpEvent.
 
         Some parameters change the mechanism only with some solvers (the
@@ -299,13 +302,19 @@ default="geometric"
         ``dp-nag-opt``; ``alpha`` or ``fit_intercept`` can set an ``"auto"``
         number of steps). Each searched parameter is probed (nothing runs)
         at values that do not depend on the random draw: every listed value,
-        or the 0.001, 0.5 and 0.999 quantiles of a distribution.
+        or the 0.001, 0.5 and 0.999 quantiles of a distribution. With
+        ``drop=True`` (the default space) such a parameter is left out of
+        the space instead (a public rule: solver, n, d); returns the space.
         """
         expected = [c.dp_event for c in charges]
+        kept = dict(space)
         for name in sorted(space):
             for value in _probe_values(space[name]):
                 params = resolve_relative({name: value}, charges[-1].plan)
                 probed = self._probe(params, X, y, 1.0)
+                if [c.dp_event for c in probed] != expected and drop:
+                    kept.pop(name)
+                    break
                 if [c.dp_event for c in probed] != expected:
                     step = _final_private_step(self.estimator)
                     solver = step.get_params(deep=False).get("solver")
@@ -317,6 +326,13 @@ default="geometric"
                         "Fix it on the estimator (or set max_iter and batch_size "
                         "explicitly when an 'auto' schedule depends on it)."
                     )
+        if not kept:
+            raise ValueError(
+                "PrivateSearchCV: every parameter of the default space changes "
+                "the mechanism's DpEvent with this solver; give "
+                "param_distributions."
+            )
+        return kept
 
     def _delta(self):
         return float(self.delta if self.epsilon is not None else self.budget.delta)
@@ -393,9 +409,16 @@ default="geometric"
         n = len(y)
         y = np.asarray(y)
         # Public randomness, drawn before the data is read: split, K, candidates.
-        perm = rng.permutation(n)
-        n_val = max(1, int(round(self.validation_fraction * n)))
-        val, train = perm[:n_val], perm[n_val:]
+        # Coins, not fixed sizes (under add/remove a fixed-size split can push
+        # a row across: a replacement in the training rows).
+        in_val = rng.random(n) < self.validation_fraction
+        val, train = np.flatnonzero(in_val), np.flatnonzero(~in_val)
+        if len(val) == 0 or len(train) == 0:
+            raise ValueError(
+                f"PrivateSearchCV: {n} rows are too few for validation_fraction="
+                f"{self.validation_fraction:g} (an empty part)."
+            )
+        n_val = len(val)
         mean, shape = float(self.n_candidates), self._shape()
         k = _sample_repetitions(rng, mean, shape)
         candidates = [sample_candidate(space, rng) for _ in range(k)]
@@ -410,8 +433,11 @@ default="geometric"
         # The estimator's own mechanism (probed, nothing runs) and its noise;
         # relative values are resolved against its plan.
         charges = self._probe({}, X_tr, y_tr, 1.0)
-        self._check_mechanism_fixed(space, charges, X_tr, y_tr)
-        candidates = [resolve_relative(c, charges[-1].plan) for c in candidates]
+        default = self.param_distributions is None
+        space = self._check_mechanism_fixed(space, charges, X_tr, y_tr, default)
+        # a dropped key is left at the estimator's value (drawn before: public)
+        draws = [{k: v for k, v in c.items() if k in space} for c in candidates]
+        candidates = [resolve_relative(c, charges[-1].plan) for c in draws]
         fixed = [c.dp_event for c in charges[:-1]]
         make_fit = charges[-1].make_event
         relations = {c.neighbouring for c in charges}
@@ -475,7 +501,7 @@ default="geometric"
 
         best, best_score, best_params = None, -math.inf, None
         *run_seeds, refit_seed = runs_seed.spawn(k + 1)
-        for params, seed in zip(candidates, run_seeds):
+        for params, draw, seed in zip(candidates, draws, run_seeds):
             est = self._candidate(params, seed)
             _final_private_step(est).set_params(noise_multiplier=nm)
             guard = _Interceptor(expected)
@@ -489,6 +515,7 @@ default="geometric"
             score = (total + rng.normal(0.0, sigma)) / n_val
             if score > best_score:
                 best, best_score, best_params = est, score, params
+                self.best_draw_ = draw  # factors unresolved (extrapolation)
 
         if self.refit:  # the selected parameters on all the rows (accounted)
             best = self._candidate(best_params, refit_seed)

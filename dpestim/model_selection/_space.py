@@ -136,8 +136,11 @@ def default_space(estimator):
     candidate is therefore the plain ``"auto"`` plan with probability 1/4,
     and a search of ``K`` candidates contains it with probability ``1 -
     (3/4)**K``. ``alpha`` is not searched (its effect is small at the
-    default). Neither parameter changes the mechanism's ``DpEvent``;
-    parameters absent from the estimator are left alone.
+    default). Neither parameter changes the ``DpEvent`` of ``dp-sgd``; with
+    a solver where one does (the learning rate of ``adp-sgd`` and of the
+    ``-opt`` accelerated solvers), :class:`PrivateSearchCV` leaves it out of
+    this space (probed at fixed values: a public rule). Parameters absent
+    from the estimator are left alone.
 
     Parameters
     ----------

@@ -210,3 +210,48 @@ def test_composition_with_a_refit():
         profile_epsilon(dp_event.ComposedDpEvent([selection, selection]), 1e-5)
     with pytest.raises(ValueError, match="not a selection"):
         profile_epsilon(refit, 1e-5)
+
+
+# -- binomial number of runs (bound only; not used by the search) ---------------
+
+
+def _binomial_selection(p, m, prob):
+    """Exact law of best-of-K, K ~ Bin(m, prob); last entry: nothing (K = 0)."""
+    from dpestim.privacy.repeat_select import binomial_pgf
+
+    cdf = np.minimum(np.concatenate([[0.0], np.cumsum(p)]), 1.0)
+    phi = binomial_pgf(cdf, m, prob)
+    return np.concatenate([np.diff(phi), [phi[0]]])
+
+
+@pytest.mark.parametrize("m,prob", [(1, 0.5), (3, 0.5), (10, 0.3), (20, 0.9)])
+def test_binomial_bound_dominates_brute_force(m, prob):
+    from dpestim.privacy.repeat_select import binomial_selection_delta
+
+    rng = np.random.default_rng(m)
+    pairs = []
+    for eps0 in (0.2, 1.0, 2.0):  # randomized response
+        e = math.exp(eps0)
+        pairs.append((np.array([1.0, e]) / (1 + e), np.array([e, 1.0]) / (1 + e)))
+    for _ in range(15):  # random pairs on 4 ordered outcomes
+        a, b = rng.dirichlet(np.ones(4)), rng.dirichlet(np.ones(4))
+        pairs.append((a, b))
+    worst = 0.0
+    for p, q in pairs:
+        sa, sb = _binomial_selection(p, m, prob), _binomial_selection(q, m, prob)
+        assert abs(sa.sum() - 1) < 1e-9
+        for eps in np.linspace(0.0, 6.0, 25):
+            exact = max(_hockey(sa, sb, eps), _hockey(sb, sa, eps))
+            bound = binomial_selection_delta(_profile(p, q), eps, m, prob)
+            assert exact <= bound + 1e-12, (m, prob, eps, exact, bound)
+            worst = max(worst, exact / bound if bound > 0 else 0.0)
+    assert worst > 0.2  # not vacuous
+
+
+def test_binomial_bound_refuses_bad_parameters():
+    from dpestim.privacy.repeat_select import binomial_ratio_bound
+
+    with pytest.raises(ValueError, match="m >= 1"):
+        binomial_ratio_bound(lambda t: np.zeros_like(t), 0, 0.5)
+    with pytest.raises(ValueError, match="0 < p < 1"):
+        binomial_ratio_bound(lambda t: np.zeros_like(t), 3, 1.0)

@@ -1,0 +1,408 @@
+"""Private hyperparameter tuning on a random subset, final fit on the rest.
+
+Koskela & Kulkarni (NeurIPS 2023) tune on a random subsample and
+extrapolate the hyperparameters to the full data. Here the rows are split by
+independent public coins: each row joins the tuning subset ``S`` with
+probability ``q`` and the rest ``R`` otherwise. A
+:class:`~dpestim.model_selection.PrivateSearchCV` runs on ``S`` at the full
+``(epsilon, delta)``; its winner, drawn as factors of the ``"auto"`` plan
+(:class:`~dpestim.model_selection.Relative`), is extrapolated by the public
+rule "the same factor of the plan that the estimator resolves on ``R``" and
+fitted once on ``R`` at the full ``(epsilon, delta)``.
+
+**The neighbouring relation and the guarantee (parallel composition).** The
+coins are drawn before the data is read and are independent of it; couple
+neighbouring datasets so that the rows they share get the same coins. Under
+add/remove-one the extra record has its own coin: with probability ``q`` it
+is in ``S`` (then ``R`` is the same on both sides and only the search reads
+a different dataset, neighbouring under the same relation), otherwise it is
+in ``R`` (the search sees the same rows; the final fit, whose hyperparameters
+are a function of the search's output, reads neighbouring datasets). Under
+replace-one the replaced record keeps its coin: the same two cases. The
+output distribution on each side is the mixture over that coin, and the
+hockey-stick divergence is jointly convex, so for every ``epsilon``::
+
+    delta_total(epsilon) <= q * delta_search(epsilon) + (1 - q) * delta_final(epsilon)
+                          <= max(delta_search(epsilon), delta_final(epsilon)).
+
+Both parts are calibrated to ``(epsilon, delta)``, so the whole is
+``(epsilon, delta)``-DP (``epsilon_`` is the larger of the two parts'
+epsilons). As everywhere in dpestim the numbers of rows (here of ``S`` and
+of ``R``, which set each part's plan) are treated as public (see the privacy
+model). ``dp-accounting`` has no event for parallel composition:
+``dp_event_`` is the *sequential* composition of the two parts' events (a
+valid but looser description, what a :class:`PrivacyBudget` charges: each
+part charges its own event).
+
+**The plan (public rule).** ``subset="auto"`` picks ``q`` from public
+quantities only (``n``, ``epsilon``, ``delta``, ``validation_fraction``,
+``score_noise``): the smallest ``q`` in ``[0.1, 0.25]`` at which the noisy
+validation score of the search has a standard deviation of at most 2
+accuracy points on the expected validation rows (at most a quarter of the
+rows: the final fit keeps three quarters or more; at ``q = 0.45`` on COMPAS
+the rows lost cost the final fit more than the selection gained). When even
+``q = 0.25`` cannot reach that (small data or small epsilon: the selection
+would be close to random while costing rows), the plan is ``"defaults"``:
+no search, one fit of the estimator at its own hyperparameters on all the
+rows at ``(epsilon, delta)``. The plan never depends on the data.
+"""
+
+import math
+from numbers import Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.utils import _safe_indexing
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from ..privacy import calibrate_noise
+from ..privacy.charging import _targets, pop_target, push_target
+from ._search import PrivateSearchCV
+from ._search_rules import _final_private_step, _Interceptor, _Probe, _streams
+from ._space import resolve_relative
+
+__all__ = ["SubsetSearchCV", "subset_plan"]
+
+#: Largest standard deviation (accuracy points / 100) of the noisy
+#: validation score at which a search is planned.
+SCORE_STD_MAX = 0.02
+#: Range of the tuning share ``q`` of the ``"auto"`` plan.
+Q_MIN, Q_MAX = 0.1, 0.25
+
+
+def _score_std_counts(epsilon, delta, score_noise, n_val):
+    """Noise std of the summed validation score (as PrivateSearchCV sets it)."""
+    if score_noise != "auto":
+        return float(score_noise) * n_val
+    from dp_accounting import dp_event
+
+    return calibrate_noise(
+        dp_event.GaussianDpEvent,
+        float(epsilon) / 10,
+        float(delta),
+        cache_key=("GaussianDpEvent",),
+    )
+
+
+def subset_plan(n, epsilon, delta, validation_fraction=0.5, score_noise="auto"):
+    """The ``"auto"`` plan of :class:`SubsetSearchCV` (public quantities only).
+
+    Parameters
+    ----------
+    n : int
+        Number of rows.
+    epsilon, delta : float
+        The budget of the tuning (and of the final fit).
+    validation_fraction : float, default=0.5
+        Share of the subset used to score the candidates.
+    score_noise : "auto" or float, default="auto"
+        As :class:`PrivateSearchCV`.
+
+    Returns
+    -------
+    q : float
+        Tuning share in ``[0.1, 0.25]``, or ``0.0`` for the ``"defaults"``
+        plan (no search).
+    """
+    for q in np.round(np.arange(Q_MIN, Q_MAX + 1e-9, 0.05), 2):
+        n_val = max(1, int(round(validation_fraction * q * n)))
+        std = _score_std_counts(epsilon, delta, score_noise, n_val) / n_val
+        if std <= SCORE_STD_MAX:
+            return float(q)
+    return 0.0
+
+
+def _plan_of(est, X, y):
+    """The solver plan ``est`` resolves on ``(X, y)`` (probed: nothing runs)."""
+    probe = _Interceptor()
+    push_target(probe, thread_local=True)
+    try:
+        est.fit(X, y)
+    except _Probe:
+        pass
+    finally:
+        pop_target(probe)
+    if not probe.charges or probe.charges[-1].plan is None:
+        raise TypeError("SubsetSearchCV: the estimator announced no solver plan.")
+    return probe.charges[-1].plan
+
+
+class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
+    """Private tuning on a random subset, the winner refitted on the rest.
+
+    Each row joins the tuning subset with probability ``q`` (public coins);
+    :class:`PrivateSearchCV` selects hyperparameters there at ``(epsilon,
+    delta)``; the winner's :class:`Relative` factors are applied to the plan
+    the estimator resolves on the other rows (public extrapolation rule) and
+    the estimator is fitted once on those rows at ``(epsilon, delta)``. The
+    two parts read disjoint rows: the whole is ``(epsilon, delta)``-DP by
+    parallel composition (the relation and its proof are in
+    :mod:`dpestim.model_selection._subset`). With ``subset="auto"`` a
+    public rule of ``n`` and ``epsilon`` picks ``q``, or no search at all
+    where the selection could not pay for itself (see :func:`subset_plan`).
+
+    Parameters
+    ----------
+    estimator : estimator
+        A dpestim estimator with a ``noise_multiplier`` parameter (not a
+        Pipeline). Its ``epsilon`` and ``delta`` are replaced by the
+        search's.
+    param_distributions : dict or None, default=None
+        As :class:`PrivateSearchCV` (``None``: its default space). Factors
+        (:class:`Relative`) are extrapolated; absolute values are kept.
+    epsilon : float, default=1.0
+        Epsilon of the whole (each part is calibrated to it).
+    delta : float, default=1e-5
+    subset : "auto" or float in (0, 1), default="auto"
+        Probability ``q`` that a row is in the tuning subset.
+    n_candidates, distribution, shape, score_noise, error_bound, accountant
+        Passed to :class:`PrivateSearchCV`.
+    validation_fraction : float, default=0.5
+        Share of the subset that scores the candidates (the candidates'
+        models are discarded, so the ranking gets half the subset).
+    random_state : None, int or numpy.random.Generator, default=None
+        Seeds a ``numpy.random.SeedSequence`` from which the coins, the
+        search and the final fit get independent streams.
+    budget : PrivacyBudget or None, default=None
+        Charged with each part's event (their sum: a budget has no
+        parallel composition).
+
+    Attributes
+    ----------
+    plan_ : {"subset", "defaults"}
+    subset_ : float
+        The tuning share ``q`` (``0.0`` for the ``"defaults"`` plan).
+    search_ : PrivateSearchCV or None
+        The search on the subset.
+    best_estimator_ : estimator
+        The final model, fitted on the rows outside the subset (all the rows
+        for the ``"defaults"`` plan).
+    best_params_ : dict
+        Its searched hyperparameters, resolved on its rows.
+    best_score_ : float or None
+        The search's noisy validation score of the winner.
+    dp_event_ : dp_accounting.DpEvent
+        The two parts' events composed (sequential composition: looser than
+        the parallel bound of ``epsilon_``).
+    epsilon_, delta_ : float
+        The guarantee: the larger of the two parts'.
+
+    References
+    ----------
+    A. Koskela and T. Kulkarni, "Practical differentially private
+    hyperparameter tuning with subsampling", NeurIPS 2023.
+    F. McSherry, "Privacy integrated queries", SIGMOD 2009 (parallel
+    composition).
+    """
+
+    _parameter_constraints = {
+        "estimator": [object],
+        "param_distributions": [dict, None],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "subset": [Interval(Real, 0, 1, closed="neither"), StrOptions({"auto"})],
+        "n_candidates": [Interval(Real, 1, None, closed="left")],
+        "distribution": [
+            StrOptions({"geometric", "logarithmic", "poisson", "negative-binomial"})
+        ],
+        "shape": [Interval(Real, 0, None, closed="neither")],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "score_noise": [
+            Interval(Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
+        "error_bound": [Interval(Real, 0, None, closed="neither"), None],
+        "accountant": [StrOptions({"auto", "rdp", "profile", "pld"})],
+        "random_state": ["random_state", np.random.Generator],
+        "budget": [object, None],
+    }
+
+    def __init__(
+        self,
+        estimator,
+        param_distributions=None,
+        *,
+        epsilon=1.0,
+        delta=1e-5,
+        subset="auto",
+        n_candidates=10,
+        distribution="geometric",
+        shape=0.5,
+        validation_fraction=0.5,
+        score_noise="auto",
+        error_bound=None,
+        accountant="auto",
+        random_state=None,
+        budget=None,
+    ):
+        self.estimator = estimator
+        self.param_distributions = param_distributions
+        self.epsilon = epsilon
+        self.delta = delta
+        self.subset = subset
+        self.n_candidates = n_candidates
+        self.distribution = distribution
+        self.shape = shape
+        self.validation_fraction = validation_fraction
+        self.score_noise = score_noise
+        self.error_bound = error_bound
+        self.accountant = accountant
+        self.random_state = random_state
+        self.budget = budget
+
+    def _final(self, params, seed):
+        est = clone(self.estimator).set_params(**params)
+        est.set_params(
+            epsilon=self.epsilon,
+            delta=self.delta,
+            noise_multiplier=None,
+            random_state=np.random.Generator(np.random.PCG64(seed)),
+        )
+        return est
+
+    def fit(self, X, y):
+        """Tune on the subset, fit the winner on the rest.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : object
+        """
+        self._validate_params()
+        if hasattr(self.estimator, "steps"):
+            raise TypeError(
+                "SubsetSearchCV takes a dpestim estimator, not a Pipeline "
+                "(use PrivateSearchCV for pipelines)."
+            )
+        _final_private_step(self.estimator)  # TypeError without noise_multiplier
+        y = np.asarray(y)
+        n = len(y)
+        q = (
+            subset_plan(
+                n, self.epsilon, self.delta, self.validation_fraction, self.score_noise
+            )
+            if self.subset == "auto"
+            else float(self.subset)
+        )
+        # Independent streams: the coins, the search, the final fit.
+        coin_seed, search_seed, final_seed = _streams(self.random_state).spawn(3)
+        in_s = np.random.Generator(np.random.PCG64(coin_seed)).random(n) < q
+        s_idx, r_idx = np.flatnonzero(in_s), np.flatnonzero(~in_s)
+        self.search_ = None
+        params, self.best_score_ = {}, None
+        if q > 0:
+            if len(s_idx) < 2 or len(r_idx) < 1:
+                raise ValueError(
+                    f"SubsetSearchCV: {n} rows are too few to split with subset={q:g}."
+                )
+            search = PrivateSearchCV(
+                self.estimator,
+                self.param_distributions,
+                epsilon=self.epsilon,
+                delta=self.delta,
+                n_candidates=self.n_candidates,
+                distribution=self.distribution,
+                shape=self.shape,
+                validation_fraction=self.validation_fraction,
+                score_noise=self.score_noise,
+                error_bound=self.error_bound,
+                accountant=self.accountant,
+                random_state=np.random.Generator(np.random.PCG64(search_seed)),
+                budget=self.budget,
+            ).fit(_safe_indexing(X, s_idx), y[s_idx])
+            self.search_, self.best_score_ = search, search.best_score_
+            params = search.best_draw_
+        X_r, y_r = _safe_indexing(X, r_idx), y[r_idx]
+        if params:  # the public extrapolation: factors of the plan on R
+            # The probe stops at the model's charge. A private scale estimate
+            # it may compute first draws from the same stream as the final
+            # fit, so it is the final fit's own (released, accounted) value:
+            # the plan read here is a post-processing of the final part.
+            plan = _plan_of(self._final({}, final_seed), X_r, y_r)
+            params = resolve_relative(params, plan)
+        final = self._final(params, final_seed)
+        if self.budget is not None and not any(t is self.budget for t in _targets()):
+            with self.budget:  # charged like the search (budget=)
+                final.fit(X_r, y_r)
+        else:
+            final.fit(X_r, y_r)
+        # the released model must not carry the stream of its noise
+        final.set_params(
+            random_state=self.estimator.get_params(deep=False)["random_state"]
+        )
+        self._finish(final, params, q)
+        return self
+
+    def _finish(self, final, params, q):
+        import dp_accounting
+
+        parts = [final] if self.search_ is None else [self.search_, final]
+        self.plan_ = "defaults" if q == 0 else "subset"
+        self.subset_ = q
+        self.best_estimator_ = final
+        self.best_params_ = params
+        self.dp_event_ = (
+            final.dp_event_
+            if len(parts) == 1
+            else dp_accounting.ComposedDpEvent([p.dp_event_ for p in parts])
+        )
+        self.epsilon_ = max(float(p.epsilon_) for p in parts)
+        self.delta_ = max(float(getattr(p, "delta_", self.delta)) for p in parts)
+        if not self.epsilon_ <= self.epsilon * (1 + 1e-9) or math.isnan(self.epsilon_):
+            raise RuntimeError("SubsetSearchCV: a part exceeds the requested epsilon.")
+        self.n_features_in_ = final.n_features_in_
+        if hasattr(final, "classes_"):
+            self.classes_ = final.classes_
+
+    def predict(self, X):
+        """Predict with the final model."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    def predict_proba(self, X):
+        """Class probabilities of the final model."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict_proba(X)
+
+    def decision_function(self, X):
+        """Decision function of the final model."""
+        check_is_fitted(self)
+        return self.best_estimator_.decision_function(X)
+
+    def score(self, X, y):
+        """Score of the final model (non-private if X is private)."""
+        check_is_fitted(self)
+        return self.best_estimator_.score(X, y)
+
+    def privacy_report(self):
+        """A readable statement of the guarantee."""
+        check_is_fitted(self)
+        if self.search_ is None:
+            how = (
+                "plan 'defaults' (public rule of n and epsilon): no search, one "
+                "fit of the estimator's own hyperparameters on all the rows"
+            )
+        else:
+            how = (
+                f"PrivateSearchCV on a random subset (each row with probability "
+                f"{self.subset_:g}, public coins), its winner refitted on the "
+                "other rows; parallel composition (disjoint rows): the larger of "
+                f"the parts' epsilons ({self.search_.epsilon_:.4g} search, "
+                f"{self.best_estimator_.epsilon_:.4g} final fit)"
+            )
+        return (
+            f"SubsetSearchCV: {how}.\nGuarantee: epsilon={self.epsilon_:.4g}, "
+            f"delta={self.delta_:g}."
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        sub = self.estimator.__sklearn_tags__()
+        tags.estimator_type = sub.estimator_type
+        tags.input_tags.sparse = sub.input_tags.sparse
+        return tags
