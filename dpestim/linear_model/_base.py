@@ -27,8 +27,8 @@ from ..solvers._policy import AUTO
 from ..utils import check_generator
 from ..utils._progress import fit_progress, plan_line
 from ..utils._rows import row_sq_norms
-from ..utils.validation import int32_indices
 from ..utils.fit_warnings import collect_fit_warnings, warn_in_fit
+from ..utils.validation import int32_indices
 from ._scales import PrivateScalesMixin
 
 #: Largest noise multiplier (and clip norm): beyond it the noise, or the
