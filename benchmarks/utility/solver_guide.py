@@ -8,10 +8,13 @@ defaults.json``: ``{"meta": {...}, "records": [{"estimator", "solver",
 * ``doc/solver_guide/table.rst``: which solver to use (best median score for
   each DP notion, dataset and epsilon), and one row per solver with its DP
   notion, losses, median score at each epsilon and fit CPU time;
-* ``doc/solver_guide/privacy_utility.png``: score against epsilon, one panel
-  per dataset, beside scikit-learn and the trivial baseline.
+* ``doc/solver_guide/privacy_utility_<Estimator>.png``: score against
+  epsilon, one figure per estimator (a panel per dataset), beside
+  scikit-learn and the trivial baseline: a colour per solver family (shades
+  and markers within it), solid lines and filled markers for (epsilon,
+  delta)-DP, dashed lines and hollow markers for pure DP.
 
-``doc/solvers.rst`` includes both. Run from the repository root::
+``doc/solvers.rst`` includes them. Run from the repository root::
 
     PYTHONPATH=. python benchmarks/utility/solver_guide.py \\
         [--results benchmarks/results/defaults.json] [--out doc/solver_guide]
@@ -23,11 +26,13 @@ import math
 import statistics
 from pathlib import Path
 
-from dpestim._demo import plot
 from dpestim.solvers import SOLVERS
 
 GUIDE_EPSILONS = (0.5, 1.0, 2.0)
 BASELINES = {"sklearn", "majority", "constant"}
+#: Non-private references that are not a baseline of every solver (the optimum
+#: of dp-smd-sco's l1-ball problem): left out of the figures.
+REFERENCES = {"sklearn-l1ball"}
 _DATASET_ORDER = ("adult", "mnist", "california")
 
 
@@ -266,6 +271,163 @@ def plot_rows(records):
     return rows
 
 
+#: Solver families (the subpackages of ``dpestim.solvers``), one hue each;
+#: within a family a shade and a marker per solver.
+FAMILIES = {
+    "DP-SGD (Poisson, Gaussian)": (
+        ("dp-sgd", "#08306b", "o"),
+        ("dp-lssgd", "#2171b5", "s"),
+        ("adp-sgd", "#4292c6", "^"),
+        ("adp-adagrad", "#6baed6", "D"),
+    ),
+    "coordinate descent (Gaussian)": (
+        ("dp-scd", "#006d2c", "o"),
+        ("seq-dp-scd", "#41ab5d", "s"),
+    ),
+    "accelerated full batch (Laplace)": (
+        ("dp-gd", "#7f2704", "o"),
+        ("dp-hb", "#a63603", "s"),
+        ("dp-nag", "#d94801", "^"),
+        ("dp-nag-opt", "#f16913", "D"),
+        ("dp-masg", "#fd8d3c", "v"),
+        ("dp-masg-opt", "#e31a1c", "P"),
+    ),
+    "saddle point (exp. mechanism)": (("dp-smd-sco", "#6a3d9a", "o"),),
+}
+_OTHER = ("#555555", "X")
+
+
+def _style(solver):
+    for family, members in FAMILIES.items():
+        for name, colour, marker in members:
+            if name == solver:
+                return family, colour, marker
+    return "other", *_OTHER
+
+
+def plot_estimators(rows, out):
+    """One PNG per estimator, a panel per dataset; returns the paths.
+
+    ``rows`` as from :func:`plot_rows`. A colour family per solver family;
+    (epsilon, delta)-DP solid with filled markers, pure DP (Laplace or
+    exponential mechanism, delta = 0) dashed with hollow markers; the
+    non-private limit (epsilon = inf) is drawn apart on the right.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    rows = [r for r in rows if r["solver"] not in REFERENCES]
+    finite = sorted({r["target_epsilon"] for r in rows} - {math.inf})
+    x_inf = finite[-1] * 2.2 if finite else 1.0
+    paths = []
+    for est in dict.fromkeys(r["estimator"] for r in rows):
+        sel = [r for r in rows if r["estimator"] == est]
+        datasets = list(dict.fromkeys(r["dataset"] for r in sel))
+        fig, axes = plt.subplots(
+            1,
+            len(datasets),
+            figsize=(4.4 * len(datasets) + 3.0, 4.2),
+            squeeze=False,
+            layout="constrained",
+        )
+        present = set()
+        for ax, dataset in zip(axes[0], datasets):
+            cell = [r for r in sel if r["dataset"] == dataset]
+            for solver in dict.fromkeys(r["solver"] for r in cell):
+                pts = sorted(
+                    (r["target_epsilon"], r["score"], r["notion"])
+                    for r in cell
+                    if r["solver"] == solver
+                )
+                notion = pts[0][2]
+                if notion == "non-private":
+                    grey = solver != "scikit-learn"
+                    ax.axhline(
+                        pts[-1][1],
+                        color="0.55" if grey else "black",
+                        ls=":" if grey else "-.",
+                        lw=1.3,
+                    )
+                    present.add(solver)
+                    continue
+                _, colour, marker = _style(solver)
+                pure = notion == "pure"
+                style = dict(
+                    color=colour,
+                    marker=marker,
+                    ms=6,
+                    mew=1.4,
+                    mfc="white" if pure else colour,
+                )
+                xs = [e for e, _, _ in pts if not math.isinf(e)]
+                ys = [s for e, s, _ in pts if not math.isinf(e)]
+                ax.plot(xs, ys, ls="--" if pure else "-", lw=1.6, **style)
+                ax.plot(
+                    [x_inf for e, _, _ in pts if math.isinf(e)],
+                    [s for e, s, _ in pts if math.isinf(e)],
+                    ls="none",
+                    **style,
+                )
+                present.add(solver)
+            ax.set_xscale("log")
+            ax.set_xticks(finite + [x_inf])
+            ax.set_xticklabels([f"{e:g}" for e in finite] + ["inf"])
+            ax.minorticks_off()
+            ax.axvspan(finite[-1] * 1.45, x_inf * 1.3, color="0.93", zorder=0)
+            ax.set_xlim(finite[0] / 1.3, x_inf * 1.3)
+            ax.set_xlabel("epsilon (delta = 1e-5 for approx. DP; inf: no noise)")
+            ax.set_ylabel(f"test {cell[0]['metric']}")
+            ax.set_title(f"{est} on {dataset}", fontsize=10)
+            ax.grid(alpha=0.3)
+        handles = []
+        for family, members in FAMILIES.items():
+            shown = [m for m in members if m[0] in present]
+            if not shown:
+                continue
+            handles.append(Line2D([], [], ls="none", label=family))
+            for name, colour, marker in shown:
+                pure = SOLVERS[name].privacy_notion == "pure"
+                handles.append(
+                    Line2D(
+                        [],
+                        [],
+                        color=colour,
+                        marker=marker,
+                        ms=6,
+                        mew=1.4,
+                        mfc="white" if pure else colour,
+                        ls="--" if pure else "-",
+                        label=f"  {name} ({'pure DP' if pure else 'approx. DP'})",
+                    )
+                )
+        handles.append(Line2D([], [], ls="none", label="non-private"))
+        if "scikit-learn" in present:
+            handles.append(
+                Line2D([], [], color="black", ls="-.", label="  scikit-learn")
+            )
+        for name, label in (
+            ("majority", "majority class"),
+            ("constant", "training mean"),
+        ):
+            if name in present:
+                handles.append(Line2D([], [], color="0.55", ls=":", label=f"  {label}"))
+        fig.legend(
+            handles=handles,
+            loc="outside right upper",
+            fontsize=8,
+            frameon=False,
+            handlelength=3.0,
+        )
+        path = Path(out) / f"privacy_utility_{est}.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        paths.append(path)
+    return paths
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default="benchmarks/results/defaults.json")
@@ -285,8 +447,8 @@ def main(argv=None):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "table.rst").write_text(decision_table(meta, records))
-    plot(plot_rows(records), out / "privacy_utility.png")
-    print(f"wrote {out / 'table.rst'} and {out / 'privacy_utility.png'}")
+    figures = plot_estimators(plot_rows(records), out)
+    print(f"wrote {out / 'table.rst'} and", ", ".join(str(p) for p in figures))
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from ..utils import check_generator
 from ..utils._progress import fit_progress, plan_line
 from ..utils._rows import row_sq_norms
 from ..utils.fit_warnings import collect_fit_warnings, warn_in_fit
+from ..utils.validation import int32_indices
 from ._scales import PrivateScalesMixin
 
 #: Largest noise multiplier (and clip norm): beyond it the noise, or the
@@ -186,6 +187,8 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
                 X = X.copy()
         elif not X.flags.writeable:
             X = X.copy()
+        if sp.issparse(X):
+            X = int32_indices(X)
         if sp.issparse(X) and not X.has_canonical_format:
             # Duplicate entries would make the per-row norms used for clipping
             # disagree with the gradients actually summed.

@@ -1,11 +1,41 @@
-"""Validation helpers: random state -> Generator, label sets."""
+"""Validation helpers: random state -> Generator, label sets, CSR indices."""
 
 import math
 import numbers
 
 import numpy as np
 
-__all__ = ["check_generator", "check_label_values"]
+__all__ = ["check_generator", "check_label_values", "int32_indices"]
+
+
+def int32_indices(X):
+    """``X`` (CSR) with int32 ``indices`` and ``indptr`` when they fit.
+
+    scipy builds CSR matrices with int32 or int64 index arrays depending on
+    how they were made (a loader, ``hstack``, a product), and numba compiles
+    every kernel that takes them once per index dtype. Passing int32 whenever
+    the sizes allow keeps one compiled signature per kernel (the dense paths
+    pass int32 placeholders too). Only the index arrays are converted (the
+    values are unchanged); matrices too large for int32 are returned as they
+    are.
+
+    Parameters
+    ----------
+    X : scipy.sparse CSR matrix or array
+
+    Returns
+    -------
+    X : the same type as ``X``
+    """
+    if X.indices.dtype == np.int32 and X.indptr.dtype == np.int32:
+        return X
+    limit = np.iinfo(np.int32).max
+    if X.nnz > limit or max(X.shape) > limit:
+        return X
+    return type(X)(
+        (X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)),
+        shape=X.shape,
+    )
 
 
 def check_label_values(values, name):

@@ -104,4 +104,20 @@ def test_main_writes_table_and_figure(guide, tmp_path):
     path.write_text(json.dumps(dict(meta={}, records=_records())))
     guide.main(["--results", str(path), "--out", str(tmp_path / "out")])
     assert (tmp_path / "out" / "table.rst").read_text().startswith(".. list-table::")
-    assert (tmp_path / "out" / "privacy_utility.png").stat().st_size > 10_000
+    # one figure per estimator, none for an estimator without results
+    for est in ("LogisticRegression", "Ridge"):
+        png = tmp_path / "out" / f"privacy_utility_{est}.png"
+        assert png.stat().st_size > 10_000
+    assert not (tmp_path / "out" / "privacy_utility_LinearSVC.png").exists()
+    assert not (tmp_path / "out" / "privacy_utility.png").exists()
+
+
+def test_figure_styles_pure_dp_apart(guide):
+    """Every iterative private solver has its own colour in its family."""
+    from dpestim.solvers import SOLVERS
+
+    styled = {name for members in guide.FAMILIES.values() for name, _, _ in members}
+    private = {s for s in SOLVERS if s not in ("adassp", "objective-perturbation")}
+    assert private <= styled
+    colours = [c for members in guide.FAMILIES.values() for _, c, _ in members]
+    assert len(set(colours)) == len(colours)

@@ -142,13 +142,19 @@ def evaluation_point(t, restarts, momenta, heavy_ball, W, b, W_prev, b_prev, PW,
     W_prev``.
     """
     K, d = W.shape
+    # element loops, not ``A[:, :] = B``: numba compiles a shape-mismatch
+    # error message (string formatting) for every array-to-array assignment
     if restarts[t]:
-        W_prev[:, :] = W
-        b_prev[:] = b
+        for k in range(K):
+            for j in range(d):
+                W_prev[k, j] = W[k, j]
+            b_prev[k] = b[k]
     beta = momenta[t]
     if heavy_ball:
-        PW[:, :] = W
-        pb[:] = b
+        for k in range(K):
+            for j in range(d):
+                PW[k, j] = W[k, j]
+            pb[k] = b[k]
     else:
         for k in range(K):
             for j in range(d):
@@ -200,8 +206,10 @@ def accelerated_update(
         b_prev[k] = b[k]
         b[k] = new0
     if path_W.shape[0] == steps.shape[0]:
-        path_W[t] = W
-        path_b[t] = b
+        for k in range(K):
+            for j in range(d):
+                path_W[t, k, j] = W[k, j]
+            path_b[t, k] = b[k]
 
 
 def _row_norms(X, l1):
@@ -211,5 +219,10 @@ def _row_norms(X, l1):
     if sp.issparse(X):
         data = np.abs(np.asarray(X.data, dtype=np.float64))
         Y = sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
-        return np.asarray(Y.sum(axis=1), dtype=np.float64).ravel()
-    return np.abs(X).sum(axis=1, dtype=np.float64)
+        norms = np.asarray(Y.sum(axis=1), dtype=np.float64).ravel()
+    else:
+        norms = np.abs(X).sum(axis=1, dtype=np.float64)
+    # read-only like row_sq_norms' result: one compiled signature of the
+    # clipping kernels for both norms
+    norms.flags.writeable = False
+    return norms

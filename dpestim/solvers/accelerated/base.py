@@ -88,7 +88,9 @@ _FULL, _WOR, _POISSON = 0, 1, 2
 #: may get and still be run.
 _MIN_SHARE = 1e-16
 _EMPTY_F = np.empty(0)
-_EMPTY_I = np.empty(0, dtype=np.int64)
+# int32 like the index arrays of CSR input (canonicalised in validation): the
+# dense and sparse calls of one kernel share one compiled signature
+_EMPTY_I = np.empty(0, dtype=np.int32)
 _EMPTY_X = np.empty((0, 0))
 _EMPTY_P = np.empty((0, 0, 0))
 _EMPTY_K = np.zeros(2, dtype=np.uint64)

@@ -59,7 +59,9 @@ LOGISTIC_BOX = 1e-4
 
 _EMPTY_F = np.empty(0)
 _EMPTY_I = np.empty(0, dtype=np.int32)
-_EMPTY_XT = np.empty((0, 0), order="F")
+# F-ordered like the dense ``X.T`` (numba types an empty or 1 x 1 array as
+# C-ordered, which would compile a second set of kernels); never read
+_EMPTY_XT = np.zeros((2, 2), order="F")
 
 
 @numba.njit(cache=True)

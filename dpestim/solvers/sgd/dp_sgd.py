@@ -37,7 +37,9 @@ from ..base import BaseSolver, SolverResult, row_weights
 __all__ = ["DPSGD", "noisy_gradient_descent"]
 
 _EMPTY_F = np.empty(0)
-_EMPTY_I = np.empty(0, dtype=np.int64)
+# int32 like the index arrays of CSR input (canonicalised in validation): the
+# dense and sparse calls of one kernel share one compiled signature
+_EMPTY_I = np.empty(0, dtype=np.int32)
 _EMPTY_X = np.empty((0, 0))
 _NO_KEY = np.zeros(2, dtype=np.uint64)
 
