@@ -41,7 +41,7 @@ class BaseDPLinearClassifier(ClassifierMixin, BaseDPLinearModel):
         max_iter="auto",
         batch_size="auto",
         learning_rate="auto",
-        solver="dp-sgd",
+        solver="auto",
         accountant="rdp",
         classes=None,
         coef_bound="auto",
