@@ -78,6 +78,7 @@ def test_explicit_values_are_kept():
     X, y = _data(3)
     n = X.shape[0]
     est = LogisticRegression(
+        solver="dp-sgd",  # explicit: no "solver" entry from the 'auto' rule
         max_iter=3,
         batch_size=48,
         learning_rate=0.2,
