@@ -163,6 +163,7 @@ def table(records, facts):
                 auto=auto,
                 auto_measured=row.get("auto", math.nan),
                 gap=best - auto,
+                measured=bool(np.isfinite(auto)),
                 within=bool(auto >= best - tol),
                 within_eligible=bool(auto >= elig - tol),
                 not_below_dp_sgd=bool(auto >= sgd - 1e-12),
@@ -206,7 +207,9 @@ def candidates(facts, by_cell):
                 row = by_cell.get((est, d, e))
                 if d not in names or not row or "dp-sgd" not in row:
                     continue
-                v = row.get(rule(f), math.nan)
+                if rule(f) not in row:  # the pick was not measured
+                    continue
+                v = row[rule(f)]
                 best, _ = _best(row)
                 n += 1
                 within += v >= best - _tol(est)
@@ -223,6 +226,17 @@ def candidates(facts, by_cell):
                 )
             )
     return out
+
+
+def _counts(sel):
+    """``(within, within_eligible, not_below_dp_sgd, measured)`` over ``sel``."""
+    m = [r for r in sel if r["measured"]]
+    return (
+        sum(r["within"] for r in m),
+        sum(r["within_eligible"] for r in m),
+        sum(r["not_below_dp_sgd"] for r in m),
+        len(m),
+    )
 
 
 def _f(v):
@@ -245,13 +259,11 @@ def markdown(rows, pure_rows, cands, meta):
     ]
     for split in ("derive", "held-out"):
         sel = [r for r in rows if r["split"] == split]
-        ok = sum(r["within"] for r in sel)
-        ok_elig = sum(r["within_eligible"] for r in sel)
-        not_below = sum(r["not_below_dp_sgd"] for r in sel)
+        ok, ok_elig, not_below, measured = _counts(sel)
         lines += [
-            f"## {split} ({len(sel)} cells: {ok} within 1 point of the best solver, "
-            f"{ok_elig} of the best solver auto may pick; {not_below} not below "
-            "dp-sgd)",
+            f"## {split} ({len(sel)} cells; the pick measured in {measured}: "
+            f"{ok} within 1 point of the best solver, {ok_elig} of the best solver "
+            f"auto may pick; {not_below} not below dp-sgd)",
             "",
             "| estimator | dataset | eps | best solver | best | best auto may pick "
             "| dp-sgd | auto pick | auto | auto measured | gap | ok |",
@@ -259,6 +271,7 @@ def markdown(rows, pure_rows, cands, meta):
         ]
         for r in sel:
             mark = "yes" if r["within"] and r["not_below_dp_sgd"] else "**no**"
+            mark = mark if r["measured"] else "pick not in the input"
             lines.append(
                 f"| {r['estimator']} | {r['dataset']} | {r['epsilon']} | "
                 f"{r['best_solver']} | {_f(r['best'])} | "
@@ -284,6 +297,7 @@ def markdown(rows, pure_rows, cands, meta):
         "",
         "## Rules considered (approximate-DP cells)",
         "",
+        "`cells`: cells where the input has records of the rule's pick; "
         "`within`: cells within 1 point (0.02 R^2) of the best solver; `below "
         "dp-sgd`: cells more than that below dp-sgd; `mean gap`: mean distance "
         "to the best, in units of that tolerance.",
@@ -332,11 +346,11 @@ def main():
     out.with_suffix(".md").write_text(markdown(rows, pure_rows, cands, meta))
     for split in ("derive", "held-out"):
         sel = [r for r in rows if r["split"] == split]
+        ok, ok_elig, not_below, measured = _counts(sel)
         print(
-            f"{split}: {len(sel)} cells, {sum(r['within'] for r in sel)} within "
-            f"target ({sum(r['within_eligible'] for r in sel)} against the solvers "
-            f"auto may pick), {sum(r['not_below_dp_sgd'] for r in sel)} not below "
-            "dp-sgd"
+            f"{split}: {len(sel)} cells, pick measured in {measured}: {ok} within "
+            f"target ({ok_elig} against the solvers auto may pick), {not_below} "
+            "not below dp-sgd"
         )
     print("wrote", out.with_suffix(".md"))
 

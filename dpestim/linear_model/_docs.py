@@ -71,7 +71,8 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
         chosen by a public rule table (:mod:`dpestim.solvers._auto`):
         ``"dp-gd"`` when ``delta=0`` (pure DP), ``"adassp"`` for a small
         :class:`~dpestim.Ridge` with an explicit target bound far above
-        ``clip_norm``, ``"dp-sgd"`` otherwise (blocked input included); the
+        ``clip_norm`` or a non-private one (``epsilon=inf``) with a numeric
+        ``y_bound``, ``"dp-sgd"`` otherwise (blocked input included); the
         choice and its reason are in ``hyperparameters_["solver"]`` and the
         privacy report. It never picks the research solvers (the solver
         guide's "Which solver to use"). An explicit name is used as given.

@@ -100,7 +100,7 @@ def test_auto_is_only_a_dispatch(Est):
 
 
 def _all_facts():
-    for pure in (False, True):
+    for private, pure in ((True, False), (True, True), (False, False)):
         for blocked in (False, True):
             for loss in ("logistic", "multinomial", "squared", "squared_hinge"):
                 for n in (10, 500, ADASSP_MAX_SAMPLES, 10**6):
@@ -109,7 +109,7 @@ def _all_facts():
                             yield {
                                 "pure": pure, "blocked": blocked, "loss": loss,
                                 "n": n, "d": 5, "target_ratio": ratio,
-                                "private": True, "sparse": sparse,
+                                "private": private, "sparse": sparse,
                             }  # fmt: skip
 
 
@@ -168,3 +168,32 @@ def test_audit_reads_the_relation_of_the_auto_pick():
     assert _solver_relation(LogisticRegression(), X) == "add_or_remove_one"
     # delta=0: dp-gd, accounted under replace-one
     assert _solver_relation(LogisticRegression(delta=0.0), X) == "replace_one"
+
+
+def test_nonprivate_ridge_with_a_bound_is_the_exact_ridge():
+    """epsilon=inf: AdaSSP without noise is scikit-learn's Ridge, same objective."""
+    from sklearn.linear_model import Ridge as SkRidge
+
+    X, y = _reg(3000, d=4)
+    m = Ridge(epsilon=np.inf, y_bound=(-5, 5), random_state=0).fit(X, y)
+    assert m.solver_.name == "adassp" and m.epsilon_ == np.inf
+    assert m.hyperparameters_["solver"].startswith("adassp ('auto': Ridge, epsilon=inf")
+    ref = SkRidge(alpha=m.alpha * X.shape[0]).fit(X, y)
+    np.testing.assert_allclose(m.coef_, ref.coef_, rtol=1e-6, atol=1e-9)
+    # no public bound, or a private fit: unchanged (dp-sgd)
+    assert Ridge(epsilon=np.inf).fit(X, y).solver_.name == "dp-sgd"
+    private = Ridge(y_bound=(-5, 5), random_state=0, max_iter=2).fit(X, y)
+    assert private.solver_.name == "dp-sgd"
+
+
+def test_adassp_rows_skip_wide_data():
+    from dpestim.solvers._auto import ADASSP_MAX_FEATURES
+
+    for private in (True, False):
+        facts = {
+            "pure": False, "blocked": False, "loss": "squared", "n": 300,
+            "d": ADASSP_MAX_FEATURES + 1, "target_ratio": 100.0,
+            "private": private, "sparse": True,
+        }  # fmt: skip
+        assert choose_solver(facts)[0] == "dp-sgd"
+        assert choose_solver({**facts, "d": ADASSP_MAX_FEATURES})[0] == "adassp"
