@@ -37,16 +37,17 @@ rows: 1 point is 2.5 / 1.4 rows), and the leader changes from cell to cell
 cells suggest, dp-lssgd at ``epsilon <= 0.1``, dp-scd at ``n <= 1000`` and
 adp-adagrad at ``d >= 500`` lose more cells than they gain on one of the
 splits; adp-sgd for Ridge at ``epsilon <= 0.1`` gains one cell on each but
-rests on one derivation cell (California at 0.1; the boundary below 0.5
-unmeasured) and a held-out gain within seed noise, so it is not a row.
+rests on one derivation cell (California at 0.1) with a held-out gain
+within seed noise, and at epsilon 0.2 it already falls 0.029 R^2 below
+dp-sgd on diabetes, so it is not a row.
 Non-private ``Ridge`` (``epsilon = inf``): AdaSSP without noise is the
 exact ridge solution, where dp-sgd's 2,000 steps stop short (diabetes,
 current code: R^2 0.359 against 0.324, more than 0.02 from the best); the
 published matrix has no AdaSSP records, so that row is checked in the
 scratch run of ``doc/benchmarks/auto_rule.md``. The small-data ``adassp``
 row comes from ``benchmarks/results/small_data.md`` (issue 26), not from
-the matrix (whose
-regression targets are on the clip's scale, where the row does not fire):
+the matrix (whose regression targets are on the clip's scale, where the
+row does not fire):
 AdaSSP beats every iterative solver on the small regression with its raw
 target (diabetes, 331 rows, ``y_bound=(0, 400)``: R^2 0.005 vs dp-sgd
 -0.21 at epsilon 1, 0.037 vs -0.0001 at 2: dp-sgd clips residuals of ~100
