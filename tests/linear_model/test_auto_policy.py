@@ -175,7 +175,7 @@ def test_y_bound_centres_on_the_midpoint_without_changing_the_optimum(regression
     n = X.shape[0]
     kw = dict(
         epsilon=np.inf, clip_norm=np.inf, alpha=0.01, batch_size=n, max_iter=3000,
-        learning_rate=1.0, random_state=0,
+        learning_rate=1.0, random_state=0, solver="dp-sgd",
     )  # fmt: skip
     ours = Ridge(y_bound=(0.0, 10.0), **kw).fit(X, y)
     ref = skl.Ridge(alpha=0.01 * n).fit(X, y)
