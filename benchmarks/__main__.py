@@ -55,6 +55,18 @@ ENTRIES = [
         "utility/defaults.py",
         ("--datasets", "german", "--seeds", "1", "--epsilons", "1", "inf"),
     ),
+    Entry(
+        "auto_rule",
+        "utility/auto_rule.py",
+        (
+            "--input",
+            "benchmarks/results/defaults.json",
+            "--datasets",
+            "german",
+            "compas",
+            "diabetes",
+        ),
+    ),
     Entry("fairness", "utility/fairness.py", ("--quick",)),
     Entry("small_data", "utility/small_data.py", ("--seeds", "1")),
     Entry(

@@ -52,7 +52,8 @@ SCHEMA = """{"meta": {...}, "records": [{"estimator", "solver" (registry name,
 "seed", "metric" ("accuracy" or "r2"), "score", "fit_cpu_s", "commit" (the
 code's commit; absent on the first session's records), "utility_warning"
 (bool: a UtilityWarning fired during the fit; absent on
-records written before it was added and on the baselines)}]}"""
+records written before it was added and on the baselines), "picked" (solver
+"auto" only: the registry name its rule chose)}]}"""
 
 EPSILONS = [0.1, 0.5, 1.0, 2.0, math.inf]
 RESULTS = Path(
@@ -61,8 +62,13 @@ RESULTS = Path(
 )
 OUT = RESULTS / "defaults.json"
 
+#: The estimators' default, ``solver="auto"`` (``dpestim/solvers/_auto.py``):
+#: not a registry name, it fits every loss and picks a solver per fit.
+AUTO = "auto"
+
 #: Solver families, in plot order.
 FAMILIES = {
+    "solver='auto' (the default)": [AUTO],
     "Poisson SGD (Gaussian)": ["dp-sgd", "dp-lssgd", "adp-sgd", "adp-adagrad"],
     "dual CD (Gaussian)": ["dp-scd", "seq-dp-scd"],
     "accelerated (Laplace, pure DP)": [
@@ -156,6 +162,13 @@ def _utility_warned(caught):
     from dpestim import UtilityWarning
 
     return any(issubclass(w.category, UtilityWarning) for w in caught)
+
+
+def _supports(est, solver):
+    """Whether ``solver`` (a registry name or ``"auto"``) fits ``est``'s loss."""
+    from dpestim.solvers import SOLVERS
+
+    return solver == AUTO or est()._loss_name in SOLVERS[solver].supported_losses
 
 
 def _eps_key(eps):
@@ -294,8 +307,6 @@ def _baselines(est_name, dataset, X, y, Xt, yt, metric, commit, l1ball=False):
 
 
 def run(args):
-    from dpestim.solvers import SOLVERS
-
     old = json.loads(OUT.read_text()) if OUT.exists() else {"meta": {}, "records": []}
     records = old["records"]
     done = {_key(r) for r in records}
@@ -335,7 +346,7 @@ def run(args):
                 done |= {_key(r) for r in new}
                 _save(meta, records)
             for solver in solvers:
-                if Est()._loss_name not in SOLVERS[solver].supported_losses:
+                if not _supports(Est, solver):
                     continue
                 t0 = time.time()
                 added = 0
@@ -375,6 +386,8 @@ def run(args):
                             fit_cpu_s=time.process_time() - t,
                             commit=commit,
                         )
+                        if solver == AUTO and hasattr(est, "solver_"):
+                            rec["picked"] = est.solver_.name
                         records.append(rec)
                         done.add(_key(rec))
                         added += 1
@@ -390,8 +403,6 @@ def run(args):
 
 def _matrix():
     """Every (estimator, dataset, solver) cell of the full matrix, in order."""
-    from dpestim.solvers import SOLVERS
-
     order = ("LogisticRegression", "LinearSVC", "Ridge")
     return [
         (est_name, d, s)
@@ -400,7 +411,7 @@ def _matrix():
         if est_name in _estimators(d)
         for fam in FAMILIES.values()
         for s in fam
-        if _estimators(d)[est_name]()._loss_name in SOLVERS[s].supported_losses
+        if _supports(_estimators(d)[est_name], s)
     ]
 
 

@@ -294,7 +294,7 @@ def audit_estimator(
         )
 
     if neighbouring is None:
-        neighbouring = _solver_relation(estimator)
+        neighbouring = _solver_relation(estimator, X)
     if neighbouring not in _RELATIONS:
         raise ValueError(
             f"neighbouring must be one of {_RELATIONS} or None, got {neighbouring!r}."
@@ -324,9 +324,20 @@ def audit_estimator(
     )
 
 
-def _solver_relation(estimator):
-    """The neighbouring relation the estimator's solver is accounted under."""
+def _solver_relation(estimator, X):
+    """The neighbouring relation the estimator's solver is accounted under.
+
+    ``solver="auto"`` is resolved as the fit would resolve it on ``X``
+    (public quantities only: :mod:`dpestim.solvers._auto`).
+    """
     solver = getattr(estimator, "solver", None)
+    if isinstance(solver, str) and solver == "auto":
+        from ..solvers._auto import SADDLE_AUTO, choose_solver, public_facts
+
+        if hasattr(estimator, "_loss_name"):  # the linear estimators
+            solver = choose_solver(public_facts(estimator, X, False))[0]
+        else:  # the minimax / fairness estimators
+            solver = SADDLE_AUTO[0]
     if isinstance(solver, str):
         from ..solvers import SOLVERS, resolve_solver
 

@@ -137,7 +137,7 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
         max_iter="auto",
         batch_size="auto",
         learning_rate="auto",
-        solver="dp-sgd",
+        solver="auto",
         accountant="rdp",
         random_state=None,
         verbose=0,

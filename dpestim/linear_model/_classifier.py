@@ -44,7 +44,7 @@ class BaseDPLinearClassifier(ClassBalanceMixin, ClassifierMixin, BaseDPLinearMod
         max_iter="auto",
         batch_size="auto",
         learning_rate="auto",
-        solver="dp-sgd",
+        solver="auto",
         accountant="rdp",
         classes=None,
         coef_bound="auto",

@@ -64,13 +64,18 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
         :class:`~dpestim.solvers.SeqDPSCD`). Without clipping
         (``epsilon=inf``) about ``1 / L``, ``L`` the loss's smoothness from
         the row norms (see the solver guide's "Defaults").
-    solver : str or solver object, default="dp-sgd"
+    solver : str or solver object, default="auto"
         The private algorithm: a registry name (``"dp-sgd"``, ``"dp-gd"``; see
         :data:`dpestim.solvers.SOLVERS`) or a solver instance whose parameters
-        can be searched as ``solver__<name>``. ``"auto"``: chosen by a public
-        rule table (:mod:`dpestim.solvers._auto`: pure DP, blocked input, the
-        loss, ``n``, a target bound); the choice and its reason are in
-        ``hyperparameters_["solver"]`` and the privacy report.
+        can be searched as ``solver__<name>``. ``"auto"`` (the default):
+        chosen by a public rule table (:mod:`dpestim.solvers._auto`):
+        ``"dp-gd"`` when ``delta=0`` (pure DP), ``"adassp"`` for a small
+        :class:`~dpestim.Ridge` with an explicit target bound far above
+        ``clip_norm`` or a non-private one (``epsilon=inf``) with a numeric
+        ``y_bound``, ``"dp-sgd"`` otherwise (blocked input included); the
+        choice and its reason are in ``hyperparameters_["solver"]`` and the
+        privacy report. It never picks the research solvers (the solver
+        guide's "Which solver to use"). An explicit name is used as given.
     accountant : {"rdp", "pld"}, default="rdp"
         Privacy accountant of ``dp_accounting`` used for calibration and for
         the reported epsilon."""

@@ -36,7 +36,7 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         max_iter="auto",
         batch_size="auto",
         learning_rate="auto",
-        solver="dp-sgd",
+        solver="auto",
         accountant="rdp",
         y_bound="auto",
         random_state=None,

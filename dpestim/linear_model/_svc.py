@@ -39,7 +39,7 @@ class LinearSVC(BaseDPLinearClassifier):
         max_iter="auto",
         batch_size="auto",
         learning_rate="auto",
-        solver="dp-sgd",
+        solver="auto",
         accountant="rdp",
         classes=None,
         coef_bound="auto",

@@ -1,7 +1,8 @@
 """Shared machinery of the private minimax / fairness estimators.
 
 These estimators solve a saddle point ``min_theta max_lam E f(theta, lam; z)``.
-With the default solver ``"noisy-sgda"`` (:mod:`dpestim.solvers.saddle.sgda`)
+With the default solver ``"auto"``, i.e. ``"noisy-sgda"``
+(:mod:`dpestim.solvers.saddle.sgda`)
 ``theta`` is unconstrained and the dual lives on group weights or bounded
 multipliers (add/remove neighbouring, Gaussian, dp_accounting); with the
 vertex-sampling solvers of :mod:`dpestim.solvers.saddle` ``theta`` is on the
@@ -12,6 +13,7 @@ on is public: ``l1_radius``, ``feature_bound`` (features are clipped to it),
 solvers' parameters.
 """
 
+import dataclasses
 import math
 from numbers import Real
 
@@ -27,6 +29,7 @@ from ..preprocessing import _fit_scales as _scales
 from ..privacy import PrivacyReport, calibrate_noise, check_guarantee, compute_epsilon
 from ..privacy.charging import FitCharge, charge_fit
 from ..privacy.report import seed_warnings
+from ..solvers._auto import SADDLE_AUTO
 from ..solvers.saddle import (
     MAX_SCORE_BOUND,
     BaseSaddleSolver,
@@ -95,7 +98,7 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         "group_proportions": [StrOptions({"uniform", "private"}), "array-like"],
         "proportions_budget": [Interval(Real, 0, 1, closed="neither")],
         "min_group_proportion": [Interval(Real, 0, 1, closed="right"), None],
-        "solver": [StrOptions(set(_LINEAR_SOLVERS)), BaseSaddleSolver],
+        "solver": [StrOptions({*_LINEAR_SOLVERS, "auto"}), BaseSaddleSolver],
         "random_state": ["random_state", np.random.Generator],
         "feature_scale": [
             StrOptions({"auto"}),
@@ -117,7 +120,7 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         group_proportions="private",
         proportions_budget=0.1,
         min_group_proportion=None,
-        solver="noisy-sgda",
+        solver="auto",
         random_state=None,
         feature_scale="auto",
         scale_share=_scales.SCALE_SHARE,
@@ -226,7 +229,9 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
             self._end_fit_state()
 
     def _fit_logged(self, X, y, sensitive_features, fit_warnings):
-        solver = resolve_saddle_solver(self.solver, allowed=_LINEAR_SOLVERS)
+        auto = isinstance(self.solver, str) and self.solver == "auto"
+        name, reason = SADDLE_AUTO if auto else (self.solver, None)
+        solver = resolve_saddle_solver(name, allowed=_LINEAR_SOLVERS)
         self._check_public_params()
         if sensitive_features is None:
             raise ValueError(
@@ -269,6 +274,13 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
             )
         self.groups_ = groups
         self.solver_ = solver
+        # solver="auto": the choice and its reason, as the linear estimators
+        self.hyperparameters_ = (
+            {"solver": f"{solver.name} ('auto': {reason})"} if auto else {}
+        )
+        self._report = dataclasses.replace(
+            self._report, hyperparameters=dict(self.hyperparameters_)
+        )
         if self.fit_intercept:
             coef, intercept = theta[:-1], theta[-1] * float(self.feature_bound)
         else:
@@ -530,8 +542,11 @@ _DOC_COMMON = """epsilon : float, default=1.0
         does not depend on the proportions; half the uniform proportion
         (``0.5 / n_cells``) with the dp-smd solvers, whose Lipschitz bound,
         hence step size, scales with ``1 / min_group_proportion``.
-    solver : {"noisy-sgda", "dp-smd", "dp-smd-br"} or saddle solver object, \
-default="noisy-sgda"
+    solver : {"auto", "noisy-sgda", "dp-smd", "dp-smd-br"} or saddle solver \
+object, default="auto"
+        ``"auto"`` (the default) is ``"noisy-sgda"``, the one
+        general-purpose solver of this family (its choice and reason are in
+        ``hyperparameters_["solver"]`` and the privacy report).
         ``"noisy-sgda"`` (:class:`~dpestim.solvers.NoisySGDA`): Euclidean
         noisy stochastic gradient descent-ascent, Poisson sampling, joint
         primal-dual clipping, Gaussian noise accounted by dp_accounting under
@@ -572,4 +587,7 @@ _DOC_ATTRIBUTES = """coef_ : ndarray
         Resolved public parameters: steps, vertex samples, batch size, step
         size, per-sample epsilon, number of samples, Lipschitz bound.
     feature_scale_ : float
-        The row unit ``s`` used (private when estimated; 1 when not)."""
+        The row unit ``s`` used (private when estimated; 1 when not).
+    hyperparameters_ : dict
+        With ``solver="auto"``, ``{"solver": "<name> ('auto': <reason>)"}``
+        (also in the privacy report); empty for an explicit solver."""

@@ -46,7 +46,7 @@ class FairLogisticRegression(BinaryLinearClassifierMixin, BaseMinimaxModel):
         group_proportions="private",
         proportions_budget=0.1,
         min_group_proportion=None,
-        solver="noisy-sgda",
+        solver="auto",
         random_state=None,
         feature_scale="auto",
         scale_share=0.05,
@@ -182,7 +182,7 @@ class FairLogisticRegression(BinaryLinearClassifierMixin, BaseMinimaxModel):
 
 FairLogisticRegression.__doc__ = f"""Private logistic regression, fairness-constrained.
 
-    With the default ``solver="noisy-sgda"`` it solves the Lagrangian game
+    With the default ``solver="auto"`` (``"noisy-sgda"``) it solves the Lagrangian game
     of fairlearn's exponentiated-gradient reduction (Agarwal et al. 2018) in
     one private run: the multipliers ``mu`` (one per cell, in
     ``[-B, B]``) price the constraints ``|P(cell) (rate_cell -

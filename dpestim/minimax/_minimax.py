@@ -151,7 +151,7 @@ class MinimaxLogisticRegression(
         group_proportions="private",
         proportions_budget=0.1,
         min_group_proportion=None,
-        solver="noisy-sgda",
+        solver="auto",
         random_state=None,
         feature_scale="auto",
         scale_share=0.05,
@@ -223,7 +223,7 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
         group_proportions="private",
         proportions_budget=0.1,
         min_group_proportion=None,
-        solver="noisy-sgda",
+        solver="auto",
         random_state=None,
         feature_scale="auto",
         scale_share=0.05,
@@ -368,7 +368,7 @@ MinimaxLogisticRegression.__doc__ = f"""Private worst-group logistic regression.
 
     Minimises the largest group-conditional logistic risk
     ``max_g E[log(1 + exp(-y theta.x)) | a = g]``. With the default
-    ``solver="noisy-sgda"`` it is the saddle point ``min_theta max_w
+    ``solver="auto"`` (``"noisy-sgda"``) it is the saddle point ``min_theta max_w
     E[w_a log(1 + exp(-y theta.x))]`` over group weights ``w >= 0``,
     ``sum_g pi_g w_g = 1`` (a record's dual gradient is its loss, O(1)
     whatever its group's size), solved by noisy SGDA (Gaussian, add/remove,

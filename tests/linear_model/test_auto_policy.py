@@ -86,6 +86,7 @@ def test_explicit_values_are_kept():
     X, y = _data(3)
     n = X.shape[0]
     est = LogisticRegression(
+        solver="dp-sgd",  # explicit: no "solver" entry from the 'auto' rule
         max_iter=3,
         batch_size=48,
         learning_rate=0.2,
@@ -183,7 +184,7 @@ def test_y_bound_centres_on_the_midpoint_without_changing_the_optimum(regression
     n = X.shape[0]
     kw = dict(
         epsilon=np.inf, clip_norm=np.inf, alpha=0.01, batch_size=n, max_iter=3000,
-        learning_rate=1.0, random_state=0,
+        learning_rate=1.0, random_state=0, solver="dp-sgd",
     )  # fmt: skip
     ours = Ridge(y_bound=(0.0, 10.0), **kw).fit(X, y)
     ref = skl.Ridge(alpha=0.01 * n).fit(X, y)

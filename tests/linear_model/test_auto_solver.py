@@ -66,3 +66,134 @@ def test_explicit_solver_unchanged_and_table_ends_with_a_default():
     # the paper solvers that never won at their defaults are never picked
     picked = {rule[1] for rule in RULES}
     assert picked == {"dp-gd", "dp-sgd", "adassp"}
+
+
+# --- solver="auto" is the default (issue 26) ---------------------------------
+
+
+@pytest.mark.parametrize("Est", [LogisticRegression, LinearSVC, Ridge])
+def test_auto_is_the_default_and_says_why(Est):
+    assert Est().get_params()["solver"] == "auto"
+    X, y = _reg(300)
+    kw = {"y_bound": (-3, 3)} if Est is Ridge else {"classes": [0, 1]}
+    y = y if Est is Ridge else (y > 0).astype(int)
+    m = Est(random_state=0, **kw).fit(X, y)
+    choice = m.hyperparameters_["solver"]
+    assert choice.startswith(f"{m.solver_.name} ('auto': ")
+    assert m.privacy_report().hyperparameters["solver"] == choice
+
+
+@pytest.mark.parametrize("Est", [LogisticRegression, LinearSVC, Ridge])
+def test_auto_is_only_a_dispatch(Est):
+    """The default fit is the explicit fit of the solver it picks, bit for bit."""
+    X, y = _reg(300)
+    kw = {"y_bound": (-3, 3)} if Est is Ridge else {"classes": [0, 1]}
+    y = y if Est is Ridge else (y > 0).astype(int)
+    auto = Est(random_state=3, **kw).fit(X, y)
+    named = Est(solver=auto.solver_.name, random_state=3, **kw).fit(X, y)
+    np.testing.assert_array_equal(auto.coef_, named.coef_)
+    np.testing.assert_array_equal(auto.intercept_, named.intercept_)
+    assert repr(auto.dp_event_) == repr(named.dp_event_)
+    assert auto.epsilon_ == named.epsilon_
+    other = dict(named.hyperparameters_)
+    assert {k: v for k, v in auto.hyperparameters_.items() if k != "solver"} == other
+
+
+def _all_facts():
+    for private, pure in ((True, False), (True, True), (False, False)):
+        for blocked in (False, True):
+            for loss in ("logistic", "multinomial", "squared", "squared_hinge"):
+                for n in (10, 500, ADASSP_MAX_SAMPLES, 10**6):
+                    for ratio in (0.0, 1.0, 10.0, 1e6):
+                        for sparse in (False, True):
+                            yield {
+                                "pure": pure, "blocked": blocked, "loss": loss,
+                                "n": n, "d": 5, "target_ratio": ratio,
+                                "private": private, "sparse": sparse,
+                            }  # fmt: skip
+
+
+def test_auto_never_picks_a_research_solver_and_they_stay_selectable():
+    from dpestim.solvers import SOLVERS
+    from dpestim.solvers._auto import RESEARCH_ONLY, SADDLE_AUTO
+    from dpestim.solvers.saddle import SADDLE_SOLVERS
+
+    picked = {choose_solver(f)[0] for f in _all_facts()}
+    assert picked == {"dp-gd", "dp-sgd", "adassp"}
+    assert not picked & RESEARCH_ONLY and SADDLE_AUTO[0] not in RESEARCH_ONLY
+    # every research solver is still a registry name
+    assert RESEARCH_ONLY <= set(SOLVERS) | set(SADDLE_SOLVERS)
+    for f in _all_facts():  # and each pick supports the loss it is picked for
+        name = choose_solver(f)[0]
+        assert f["loss"] in SOLVERS[name].supported_losses
+
+
+def test_pure_dp_with_the_hinge_loss_is_refused_by_name():
+    X, y = _reg(200)
+    y = (y > 0).astype(int)
+    with pytest.raises(ValueError, match="solver='auto' with delta=0"):
+        LinearSVC(loss="hinge", delta=0.0, classes=[0, 1]).fit(X, y)
+    # with delta > 0 the hinge loss goes to dp-sgd
+    m = LinearSVC(loss="hinge", classes=[0, 1], random_state=0).fit(X, y)
+    assert m.solver_.name == "dp-sgd"
+
+
+def test_minimax_auto_is_noisy_sgda():
+    from dpestim import FairLogisticRegression, MinimaxLogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3)) / 3
+    y = (X[:, 0] > 0).astype(int)
+    a = rng.integers(0, 2, size=400)
+    for Est in (MinimaxLogisticRegression, FairLogisticRegression):
+        assert Est().get_params()["solver"] == "auto"
+        m = Est(classes=[0, 1], groups=[0, 1], random_state=0).fit(
+            X, y, sensitive_features=a
+        )
+        assert m.solver_.name == "noisy-sgda"
+        assert m.hyperparameters_["solver"].startswith("noisy-sgda ('auto': ")
+        report = m.privacy_report()
+        assert report.hyperparameters == m.hyperparameters_
+        assert "noisy-sgda ('auto'" in str(report)
+        named = Est(solver="noisy-sgda", classes=[0, 1], groups=[0, 1], random_state=0)
+        named.fit(X, y, sensitive_features=a)
+        assert named.hyperparameters_ == {}
+        np.testing.assert_array_equal(named.coef_, m.coef_)
+
+
+def test_audit_reads_the_relation_of_the_auto_pick():
+    from dpestim.audit._audit import _solver_relation
+
+    X, _ = _reg(300)
+    assert _solver_relation(LogisticRegression(), X) == "add_or_remove_one"
+    # delta=0: dp-gd, accounted under replace-one
+    assert _solver_relation(LogisticRegression(delta=0.0), X) == "replace_one"
+
+
+def test_nonprivate_ridge_with_a_bound_is_the_exact_ridge():
+    """epsilon=inf: AdaSSP without noise is scikit-learn's Ridge, same objective."""
+    from sklearn.linear_model import Ridge as SkRidge
+
+    X, y = _reg(3000, d=4)
+    m = Ridge(epsilon=np.inf, y_bound=(-5, 5), random_state=0).fit(X, y)
+    assert m.solver_.name == "adassp" and m.epsilon_ == np.inf
+    assert m.hyperparameters_["solver"].startswith("adassp ('auto': Ridge, epsilon=inf")
+    ref = SkRidge(alpha=m.alpha * X.shape[0]).fit(X, y)
+    np.testing.assert_allclose(m.coef_, ref.coef_, rtol=1e-6, atol=1e-9)
+    # no public bound, or a private fit: unchanged (dp-sgd)
+    assert Ridge(epsilon=np.inf).fit(X, y).solver_.name == "dp-sgd"
+    private = Ridge(y_bound=(-5, 5), random_state=0, max_iter=2).fit(X, y)
+    assert private.solver_.name == "dp-sgd"
+
+
+def test_adassp_rows_skip_wide_data():
+    from dpestim.solvers._auto import ADASSP_MAX_FEATURES
+
+    for private in (True, False):
+        facts = {
+            "pure": False, "blocked": False, "loss": "squared", "n": 300,
+            "d": ADASSP_MAX_FEATURES + 1, "target_ratio": 100.0,
+            "private": private, "sparse": True,
+        }  # fmt: skip
+        assert choose_solver(facts)[0] == "dp-sgd"
+        assert choose_solver({**facts, "d": ADASSP_MAX_FEATURES})[0] == "adassp"

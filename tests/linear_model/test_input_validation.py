@@ -94,8 +94,10 @@ def test_epsilon_and_noise_multiplier_both_given(make, Xy):
 def test_gaussian_solver_needs_positive_delta(make, Xy):
     X, y = Xy
     with pytest.raises(ValueError, match="delta must be > 0"):
-        make(delta=0.0).fit(X, y)
-    make(delta=0.0, epsilon=np.inf).fit(X, y)  # non-private: fine
+        make(solver="dp-sgd", delta=0.0).fit(X, y)
+    make(solver="dp-sgd", delta=0.0, epsilon=np.inf).fit(X, y)  # non-private: fine
+    # the default solver="auto" answers delta=0 with a pure-DP solver
+    assert make(delta=0.0).fit(X, y).solver_.privacy_notion == "pure"
 
 
 @pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)

@@ -91,6 +91,7 @@ def test_leak_audit_only_released_arrays(est, data):
         "noise_multiplier_",
         "feature_scale_",  # a private estimate (exponential mechanism)
         "target_range_",  # MinimaxRegressor: a private estimate
+        "hyperparameters_",  # solver="auto": its public choice and reason
     }
     fitted_attrs = {
         k for k in vars(fitted) if k.endswith("_") and not k.startswith("_")
@@ -100,6 +101,7 @@ def test_leak_audit_only_released_arrays(est, data):
     assert private <= {"_sklearn_output_config"}
     for value in fitted.dp_params_.values():
         assert np.isscalar(value)
+    assert all(isinstance(v, str) for v in fitted.hyperparameters_.values())
 
 
 @pytest.mark.parametrize("est", ALL, ids=lambda e: type(e).__name__)
