@@ -80,6 +80,7 @@ FAMILIES = {
         "dp-masg-opt",
     ],
     "mirror descent (exp. mech.)": ["dp-smd-sco"],
+    "one-shot (Gaussian)": ["adassp", "objective-perturbation"],
 }
 
 FULL_BATCH = set(FAMILIES["accelerated (Laplace, pure DP)"])
