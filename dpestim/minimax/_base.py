@@ -590,4 +590,6 @@ _DOC_ATTRIBUTES = """coef_ : ndarray
         The row unit ``s`` used (private when estimated; 1 when not).
     hyperparameters_ : dict
         With ``solver="auto"``, ``{"solver": "<name> ('auto': <reason>)"}``
-        (also in the privacy report); empty for an explicit solver."""
+        (no ``"solver"`` key for an explicit solver), and how the private
+        scales were resolved (``"feature_scale"``, ``"target_bound"``); also
+        in the privacy report."""

@@ -94,5 +94,8 @@ class MinimaxScalesMixin(PrivateScalesMixin):
                 + "; after the private scale estimates (basic composition)",
                 estimates=_scales.estimates_line(plan, self.epsilon),
             )
-        if notes:
-            self._report = replace(self._report, hyperparameters=notes)
+        if notes:  # beside the solver's own entry (solver="auto")
+            self.hyperparameters_ = {**getattr(self, "hyperparameters_", {}), **notes}
+            self._report = replace(
+                self._report, hyperparameters=dict(self.hyperparameters_)
+            )
