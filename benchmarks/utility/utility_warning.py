@@ -351,6 +351,9 @@ def main():
     p.add_argument("--matrix", default=str(RESULTS / "defaults.json"))
     p.add_argument("--train", nargs="+", default=TRAIN)
     args = p.parse_args()
+    if not Path(args.matrix).exists():
+        print(f"{args.matrix}: no defaults matrix; run benchmarks/utility/defaults.py")
+        return
     matrix = json.loads(Path(args.matrix).read_text())
     records = matrix["records"]
     rows = cells(records)
