@@ -74,10 +74,16 @@ class ClassBalanceMixin:
     def _balanced(self):
         return isinstance(self.class_weight, str)
 
-    def _check_class_weight_solver(self, solver):
+    def _check_class_weight_solver(self, solver, blocked=False):
         """Refuse ``class_weight`` before any data is read, with a reason."""
         if self.class_weight is None:
             return
+        if blocked:
+            raise ValueError(
+                f"class_weight={self.class_weight!r} is not supported on blocked "
+                "X (Dask, memory-mapped or zarr data): fit in memory or set "
+                "class_weight=None."
+            )
         if not getattr(solver, "supports_class_weight", False):
             raise ValueError(
                 f"class_weight={self.class_weight!r} is not supported by "
@@ -93,8 +99,8 @@ class ClassBalanceMixin:
                 "a dict of public weights."
             )
 
-    def _estimated_classes(self, y, solver):
-        self._check_class_weight_solver(solver)
+    def _estimated_classes(self, y, solver, blocked=False):
+        self._check_class_weight_solver(solver, blocked)
         balanced = self._balanced()
         # the plan runs estimates only for a private fit with a budget
         if not (self._prior_wanted(solver) or balanced):
