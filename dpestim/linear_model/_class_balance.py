@@ -29,6 +29,7 @@ import numpy as np
 
 from ..preprocessing import _fit_scales as _scales
 from ..solvers.base import row_class_codes
+from ..utils import check_label_values
 
 __all__ = ["ClassBalanceMixin"]
 
@@ -108,7 +109,11 @@ class ClassBalanceMixin:
         # the number of classes: public when classes= is given; otherwise
         # the label set is released through classes_ anyway (with a
         # PrivacyLeakWarning), and only its size is used here
-        K = len(self.classes) if self.classes is not None else np.unique(y).size
+        if self.classes is None:
+            check_label_values(y, "y")  # the clear error for mixed labels
+            K = np.unique(y).size
+        else:
+            K = len(self.classes)
         return {
             "classes": True,
             "n_classes": max(int(K), 2),
