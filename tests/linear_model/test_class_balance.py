@@ -510,7 +510,7 @@ def test_plan_refuses_weights_above_one():
         )
 
 
-def test_balanced_at_epsilon_inf_is_sklearn_and_same_optimum():
+def test_balanced_at_epsilon_inf_has_sklearns_weights():
     from sklearn.utils.class_weight import compute_class_weight
 
     X, y = _imbalanced(n=3000, rate=0.1)
