@@ -46,13 +46,21 @@ print(f"\nprivate test accuracy   : {clf.score(X_test, y_test):.4f}")
 ref = sk.LogisticRegression(C=1 / (alpha * X.shape[0]), max_iter=1000).fit(X, y)
 print(f"non-private (sklearn)   : {ref.score(X_test, y_test):.4f}")
 
-# The same budget, stated the other way round: fix the noise, read epsilon.
-fixed = clone(clf).set_params(epsilon=None, noise_multiplier=clf.noise_multiplier_)
+# The same run, stated the other way round: fix the noise, read epsilon. The
+# fit above spent a small share of epsilon on a private histogram of the class
+# counts (class_prior="auto": its intercept starts at their log-odds); the
+# fixed-noise fit reuses the released proportions ``class_prior_`` as a public
+# prior (post-processing, no cost), so its epsilon_ is the solver's part alone.
+fixed = clone(clf).set_params(
+    epsilon=None, noise_multiplier=clf.noise_multiplier_, class_prior=clf.class_prior_
+)
 fixed.fit(X, y)
 print(
     f"noise_multiplier={fixed.noise_multiplier_:.4f} -> epsilon_={fixed.epsilon_:.4f}"
+    f" (of the {clf.epsilon_:.4f} above; the rest bought the class counts)"
 )
-assert np.isclose(fixed.epsilon_, clf.epsilon_)
+assert fixed.epsilon_ <= clf.epsilon_
+np.testing.assert_allclose(fixed.intercept_, clf.intercept_, rtol=0.5, atol=0.5)
 
 # %%
 # Public bounds on the released model

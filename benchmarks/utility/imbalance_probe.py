@@ -3,8 +3,9 @@
 Three tables, ``delta = 1e-5``, ``--seeds`` seeds each (paired across
 settings):
 
-* **Defaults** on w8a (97% negatives; the LIBSVM train / test split) and COMPAS
-  (a 75/25 split of the loader), epsilon 1 and 2, ``LogisticRegression`` with
+* **Defaults** on w8a (97% negatives) and COMPAS, each a 75/25 split of the
+  loader (``random_state=0``; w8a's loader holds LIBSVM's train part),
+  epsilon 1 and 2, ``LogisticRegression`` with
   every Gaussian-family solver (dp-sgd, dp-lssgd, adp-sgd, adp-adagrad,
   dp-scd, seq-dp-scd) at its defaults (the class prior on), and the same with
   ``class_prior=None`` (the former default): the predicted positive rate on

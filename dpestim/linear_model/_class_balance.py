@@ -29,6 +29,7 @@ import numpy as np
 
 from ..preprocessing import _fit_scales as _scales
 from ..solvers.base import row_class_codes
+from ..utils import check_label_values
 
 __all__ = ["ClassBalanceMixin"]
 
@@ -74,10 +75,16 @@ class ClassBalanceMixin:
     def _balanced(self):
         return isinstance(self.class_weight, str)
 
-    def _check_class_weight_solver(self, solver):
+    def _check_class_weight_solver(self, solver, blocked=False):
         """Refuse ``class_weight`` before any data is read, with a reason."""
         if self.class_weight is None:
             return
+        if blocked:
+            raise ValueError(
+                f"class_weight={self.class_weight!r} is not supported on blocked "
+                "X (Dask, memory-mapped or zarr data): fit in memory or set "
+                "class_weight=None."
+            )
         if not getattr(solver, "supports_class_weight", False):
             raise ValueError(
                 f"class_weight={self.class_weight!r} is not supported by "
@@ -93,8 +100,8 @@ class ClassBalanceMixin:
                 "a dict of public weights."
             )
 
-    def _estimated_classes(self, y, solver):
-        self._check_class_weight_solver(solver)
+    def _estimated_classes(self, y, solver, blocked=False):
+        self._check_class_weight_solver(solver, blocked)
         balanced = self._balanced()
         # the plan runs estimates only for a private fit with a budget
         if not (self._prior_wanted(solver) or balanced):
@@ -102,7 +109,11 @@ class ClassBalanceMixin:
         # the number of classes: public when classes= is given; otherwise
         # the label set is released through classes_ anyway (with a
         # PrivacyLeakWarning), and only its size is used here
-        K = len(self.classes) if self.classes is not None else np.unique(y).size
+        if self.classes is None:
+            check_label_values(y, "y")  # the clear error for mixed labels
+            K = np.unique(y).size
+        else:
+            K = len(self.classes)
         return {
             "classes": True,
             "n_classes": max(int(K), 2),

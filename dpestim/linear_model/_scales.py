@@ -25,7 +25,7 @@ class PrivateScalesMixin:
         """How many targets' ranges the fit estimates privately (Ridge only)."""
         return 0
 
-    def _estimated_classes(self, y, solver):
+    def _estimated_classes(self, y, solver, blocked=False):
         """Keywords of the class histogram for :func:`plan_estimates` ({}: none).
 
         Classifiers only (see
@@ -62,7 +62,7 @@ class PrivateScalesMixin:
         eps = self.epsilon
         rows = self._rows_estimated(blocked)
         targets = self._estimated_targets(y)
-        classes = self._estimated_classes(y, solver)
+        classes = self._estimated_classes(y, solver, blocked)
         if (
             eps is None
             # refused later: run nothing

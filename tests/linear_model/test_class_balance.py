@@ -331,6 +331,7 @@ def test_nothing_private_is_stored():
 
 # -- class_weight (item 3) -----------------------------------------------------
 
+
 def _weighted_problem(loss, rng, n=40, d=6, sparse=False, scale=1.0):
     from twins import make_targets
 
@@ -509,7 +510,7 @@ def test_plan_refuses_weights_above_one():
         )
 
 
-def test_balanced_at_epsilon_inf_is_sklearn_and_same_optimum():
+def test_balanced_at_epsilon_inf_has_sklearns_weights():
     from sklearn.utils.class_weight import compute_class_weight
 
     X, y = _imbalanced(n=3000, rate=0.1)
@@ -615,3 +616,21 @@ def test_balanced_improves_balanced_accuracy():
     assert balanced_accuracy_score(y, bal.predict(X)) > 0.1 + balanced_accuracy_score(
         y, plain.predict(X)
     )
+
+
+def test_blocked_x_refuses_class_weight_but_takes_the_prior():
+    from dpestim.model_selection import PrivacyBudget
+    from dpestim.scaling import BlockedArray
+
+    X, y = _imbalanced(n=6000, rate=0.2)
+    Xb = BlockedArray(X, block_size=2000)
+    with PrivacyBudget(5.0) as budget:
+        with pytest.raises(ValueError, match="class_weight=.*blocked"):
+            LogisticRegression(
+                epsilon=1.0, classes=[0, 1], class_weight="balanced"
+            ).fit(Xb, y)
+        assert budget.records == []  # refused before anything was charged
+        clf = LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)
+        clf.fit(Xb, y)
+    assert _laplace_leaves(clf.dp_event_) and clf.class_prior_ is not None
+    assert clf.epsilon_ <= 1.0
