@@ -187,14 +187,23 @@ def public_facts(estimator, X, blocked):
         private = eps is None or not math.isinf(eps)
     return {
         "loss": estimator._loss_name,
-        "n": int(shape[0]),
-        "d": int(shape[1]) if len(shape) > 1 else 1,
+        "n": _dim(shape[0]),
+        "d": _dim(shape[1]) if len(shape) > 1 else 1,
         "private": private,
         "pure": private and estimator.delta == 0,
         "sparse": sp.issparse(X),
         "blocked": blocked,
         "target_ratio": _target_half_range(getattr(estimator, "y_bound", None)) / clip,
     }
+
+
+def _dim(value):
+    """A shape entry as an int; 0 when it is not known before computing
+    (a Dask DataFrame's lazy length, a Dask array's unknown chunks)."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
 
 
 def _target_half_range(y_bound):
