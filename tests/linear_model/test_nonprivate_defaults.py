@@ -107,7 +107,11 @@ def test_private_plan_ignores_the_data_scale(solver):
             est, y = Ridge(solver=solver, y_bound=(-5.0, 5.0)), X[:, 0] / scale
         fits.append(_fit(est.set_params(epsilon=1.0, random_state=0), X, y))
     a, b = fits
-    assert a.hyperparameters_ == b.hyperparameters_
+
+    def public(h):  # the private scale estimate is a DP release, not a rule
+        return {k: v for k, v in h.items() if "private" not in v}
+
+    assert public(a.hyperparameters_) == public(b.hyperparameters_)
     assert ROW_NORMS_KEY not in a.hyperparameters_
     assert (a.clip_norm_, a.max_iter_, a.batch_size_, a.learning_rate_) == (
         b.clip_norm_,
