@@ -40,8 +40,8 @@ from .utils._progress import progress_bar
 EPSILONS = (0.5, 1.0, 2.0, math.inf)
 FULL_EPSILONS = (0.1, 0.5, 1.0, 2.0, math.inf)
 DELTA = 1e-5
-#: Two seeds per cell: a third changed no conclusion of the table and cost a
-#: third of the demo's fitting time (the pure-DP full-batch fits dominate).
+#: Two seeds per cell (three cost half as much fitting again, mostly in the
+#: pure-DP full-batch fits, and kept the first run above a minute of CPU).
 SEEDS = (0, 1)
 
 #: The solvers a user should consider first (see doc/solvers.rst): the
