@@ -1,8 +1,8 @@
 """``python -m dpestim``: what privacy costs, on real data, in a minute or two.
 
-About 1.5 minutes of CPU on the first run (86 s measured on a cold numba
-cache: most of it compiling the kernels, which numba then caches) and about
-50 s on later runs.
+About a minute of CPU on the first run (61 s, median of 3 on empty numba and
+calibration caches: a third of it compiling the kernels, which numba then
+caches) and 37 s on later runs (``benchmarks/speed/demo.py``).
 
 Fits the solvers worth considering first at epsilon 0.5, 1, 2 and inf
 (delta = 1e-5) for LogisticRegression on Adult (LIBSVM a9a, 32,561 training
