@@ -331,6 +331,9 @@ def fairness(quick):
     Its results go to ``fairness_runs.jsonl`` / ``fairness.md``; the
     ``saddle_F.json`` table below is the wave-1 run (dp-smd defaults).
     """
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "utility"))
     from fairness import main as fairness_main  # benchmarks/utility/fairness.py
 
     fairness_main(["--quick"] if quick else [])
