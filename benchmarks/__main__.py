@@ -74,7 +74,7 @@ ENTRIES = [
             "diabetes",
         ),
     ),
-    Entry("fairness", "utility/fairness.py", ("--quick",)),
+    Entry("fairness", "utility/fairness.py", ("--quick",), needs=("fairlearn",)),
     Entry("small_data", "utility/small_data.py", ("--seeds", "1")),
     Entry(
         "scale_invariance",

@@ -293,6 +293,11 @@ FAMILIES = {
         ("dp-masg-opt", "#e31a1c", "P"),
     ),
     "saddle point (exp. mechanism)": (("dp-smd-sco", "#6a3d9a", "o"),),
+    "one-shot (Gaussian)": (
+        ("adassp", "#c51b7d", "o"),
+        ("objective-perturbation", "#de77ae", "s"),
+    ),
+    "solver='auto' (the default)": (("auto", "#000000", "*"),),
 }
 _OTHER = ("#555555", "X")
 
