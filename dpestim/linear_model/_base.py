@@ -400,7 +400,10 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
     def _fit_logged(self, X, y, fit_warnings):
         auto = None
         if _policy.is_auto(self.solver):  # a public rule table (solvers/_auto.py)
-            facts = public_facts(self, X, as_blocked(X) is not None)
+            blocked = as_blocked(X) is not None
+            facts = public_facts(self, X, blocked)
+            facts["scale_share"] = float(self.scale_share)
+            facts["target_share"] = self._target_share_needed(facts["n"], y, blocked)
             auto = choose_solver(facts)
         solver = resolve_solver(auto[0] if auto else self.solver)
         solver.check_loss(self._loss_name)

@@ -1,5 +1,6 @@
 """Differentially private ridge regression."""
 
+import math
 from dataclasses import replace
 from numbers import Real
 
@@ -7,7 +8,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 
-from ..exceptions import PrivacyLeakWarning
+from ..exceptions import PrivacyLeakWarning, UtilityWarning
 from ..losses import SQUARED
 from ..preprocessing import _fit_scales as _scales
 from ._base import BaseDPLinearModel
@@ -73,6 +74,16 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         plan, rng = self._scale_fit
         if plan.target_epsilon is None:
             self._target_notes = {k: v for k, v in plan.notes.items() if k == "y_bound"}
+            if math.isfinite(self._policy_epsilon()):  # public: n, epsilon, share
+                self._warn(
+                    "y_bound='auto': the private target range was not estimated "
+                    f"({self._target_notes.get('y_bound', 'no budget to share')}), "
+                    "so the targets are fitted in their own units with no bound; "
+                    "a private fit on targets far from clip_norm's scale learns "
+                    "little (its R^2 may be negative). Pass a public "
+                    "y_bound=(low, high), or a larger epsilon.",
+                    UtilityWarning,
+                )
             return None
         ranges = [
             _scales.private_target_range(Y[:, k], plan.target_epsilon, rng)

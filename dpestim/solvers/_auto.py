@@ -16,12 +16,19 @@ condition (first match wins)                                          solver
 blocked (Dask / out-of-core) input                                    ``dp-sgd``
 ``Ridge``, ``epsilon = inf``, numeric ``y_bound``, ``d <= D``         ``adassp``
 ``Ridge``, ``n <= 2000``, ``d <= D``, ``y_bound`` half-range >= 10 C  ``adassp``
+``Ridge``, ``y_bound="auto"``, ``d <= D``, range share in (s, 0.5]    ``adassp``
 otherwise                                                             ``dp-sgd``
 ====================================================================  ==========
 
 (``C`` = ``clip_norm``, ``D`` = :data:`ADASSP_MAX_FEATURES` = 2,000: AdaSSP
-forms the ``d x d`` Gram matrix.) The minimax and fairness estimators have one
-sensible solver, ``noisy-sgda`` (:data:`SADDLE_AUTO`).
+forms the ``d x d`` Gram matrix. "Range share": the smallest share of
+``epsilon`` that makes the private target range reliable at this ``n``,
+public, from ``n``, ``epsilon`` and which estimates run
+(:func:`~dpestim.preprocessing._fit_scales.feasible_share`, passed in by the
+estimator as ``facts["target_share"]``); ``s`` = ``scale_share``. Above ``s``
+dp-sgd would run without a target range, in the target's own units; the
+one-shot solvers may raise their share up to 0.5.) The minimax and fairness
+estimators have one sensible solver, ``noisy-sgda`` (:data:`SADDLE_AUTO`).
 
 **Derivation** (``benchmarks/utility/auto_rule.py``,
 ``benchmarks/results/auto_rule.md``). On the defaults matrix
@@ -69,6 +76,7 @@ import math
 import numpy as np
 
 from ._policy import PRIVATE_CLIP_NORM
+from .oneshot._base import SCALE_SHARE_CAP
 
 __all__ = [
     "ADASSP_MAX_FEATURES",
@@ -157,6 +165,23 @@ RULES = (
         f"{ADASSP_MIN_TARGET_RATIO:g} x clip_norm: one-shot sufficient "
         "statistics (AdaSSP) beat the clipped-gradient solvers there "
         "(benchmarks/results/small_data.md)",
+    ),
+    (
+        lambda f: (
+            f["loss"] == "squared"
+            and f["private"]
+            and f["d"] <= ADASSP_MAX_FEATURES
+            and f.get("scale_share", 1.0)
+            < f.get("target_share", 0.0)
+            <= SCALE_SHARE_CAP
+        ),
+        "adassp",
+        "Ridge with y_bound='auto' at a small n x epsilon: the private target "
+        "range needs more than scale_share of epsilon, which AdaSSP may raise "
+        f"(up to {SCALE_SHARE_CAP:g}) and dp-sgd may not; without a range "
+        "dp-sgd's fit depends on the target's units (diabetes, raw target, "
+        "epsilon 2: AdaSSP R^2 0.286, dp-sgd -0.377; "
+        "benchmarks/results/small_data.md)",
     ),
     (
         lambda f: True,

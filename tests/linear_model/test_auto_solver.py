@@ -1,5 +1,7 @@
 """solver="auto": the public rule table of dpestim.solvers._auto."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -197,3 +199,47 @@ def test_adassp_rows_skip_wide_data():
         }  # fmt: skip
         assert choose_solver(facts)[0] == "dp-sgd"
         assert choose_solver({**facts, "d": ADASSP_MAX_FEATURES})[0] == "adassp"
+
+
+@pytest.mark.parametrize(
+    "n, epsilon, expected",
+    [
+        (331, 2.0, "adassp"),  # the range needs more than 5%, at most 50%
+        (331, 0.5, "dp-sgd"),  # more than 50%: nothing can estimate it
+        (20_000, 1.0, "dp-sgd"),  # 5% suffices: dp-sgd with the range
+    ],
+)
+def test_auto_target_range_share_decides_adassp(n, epsilon, expected):
+    """y_bound='auto': the share the private range needs (public: n, epsilon)
+    decides; the targets' units do not (the same pick for y and 1000 y)."""
+    from dpestim.preprocessing._fit_scales import feasible_share
+
+    need = feasible_share(epsilon, n, rows=True, targets=1)
+    assert (0.05 < need <= 0.5) == (expected == "adassp")
+    X, y = _reg(n)
+    picks = set()
+    for k in (1.0, 1000.0):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = Ridge(epsilon=epsilon, random_state=0, max_iter=2).fit(X, k * y)
+        picks.add(m.solver_.name)
+    assert picks == {expected}
+
+
+def test_unestimated_auto_target_range_warns_from_public_quantities():
+    """No private range at this n x epsilon: a UtilityWarning says so (the
+    condition is public), for y and 1000 y alike; an explicit bound or
+    epsilon=inf does not warn."""
+    from dpestim import UtilityWarning
+
+    X, y = _reg(331)
+    for k in (1.0, 1000.0):
+        with pytest.warns(UtilityWarning, match="target range was not estimated"):
+            Ridge(epsilon=0.5, random_state=0, max_iter=2).fit(X, k * y)
+    for kw in (dict(epsilon=0.5, y_bound=(-3, 3)), dict(epsilon=np.inf)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            Ridge(random_state=0, max_iter=2, **kw).fit(X, y)
+        assert not [
+            w for w in caught if "target range was not estimated" in str(w.message)
+        ]
