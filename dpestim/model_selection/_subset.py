@@ -196,26 +196,16 @@ class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
     composition).
     """
 
+    # the search's own, with a fixed epsilon, a subset share and no refit
+    # (the final fit on the other rows is the refit)
     _parameter_constraints = {
-        "estimator": [object],
-        "param_distributions": [dict, None],
+        **{
+            k: v
+            for k, v in PrivateSearchCV._parameter_constraints.items()
+            if k != "refit"
+        },
         "epsilon": [Interval(Real, 0, None, closed="neither")],
-        "delta": [Interval(Real, 0, 1, closed="neither")],
         "subset": [Interval(Real, 0, 1, closed="neither"), StrOptions({"auto"})],
-        "n_candidates": [Interval(Real, 1, None, closed="left")],
-        "distribution": [
-            StrOptions({"geometric", "logarithmic", "poisson", "negative-binomial"})
-        ],
-        "shape": [Interval(Real, 0, None, closed="neither")],
-        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
-        "score_noise": [
-            Interval(Real, 0, None, closed="neither"),
-            StrOptions({"auto"}),
-        ],
-        "error_bound": [Interval(Real, 0, None, closed="neither"), None],
-        "accountant": [StrOptions({"auto", "rdp", "profile", "pld"})],
-        "random_state": ["random_state", np.random.Generator],
-        "budget": [object, None],
     }
 
     def __init__(
