@@ -394,7 +394,7 @@ def plot_estimators(rows, out):
                 continue
             handles.append(Line2D([], [], ls="none", label=family))
             for name, colour, marker in shown:
-                pure = SOLVERS[name].privacy_notion == "pure"
+                pure = name in SOLVERS and SOLVERS[name].privacy_notion == "pure"
                 handles.append(
                     Line2D(
                         [],
