@@ -104,7 +104,7 @@ ENTRIES = [
     Entry("fullbatch", "speed/fullbatch.py", ("--repeats", "1")),
     Entry("startup", "speed/startup.py", ("--repeats", "1")),
     Entry("demo", "speed/demo.py", ("--repeats", "1", "--seeds", "1")),
-    Entry("sparse", "speed/sparse.py", ("--repeats", "1", "--epochs", "1", "2")),
+    Entry("sparse", "speed/sparse_epochs.py", ("--repeats", "1", "--epochs", "1", "2")),
     Entry("gridsearch", "speed/gridsearch.py", ("--repeats", "1")),
     Entry("dpsgd", "speed/dpsgd.py", needs=("diffprivlib",)),
     Entry(

@@ -27,7 +27,7 @@ epoch, CPU time.
 Usage::
 
     PYTHONPATH=. DPESTIM_DATA=../shared/datasets nice -n 10 \\
-        python benchmarks/speed/sparse.py [--repeats 9] [--epochs 5 25]
+        python benchmarks/speed/sparse_epochs.py [--repeats 9] [--epochs 5 25]
 
 Writes ``benchmarks/results/bench_sparse.{json,md}``.
 """
@@ -174,7 +174,7 @@ def main(argv=None):
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
     results = {
-        "command": "python " + " ".join(["benchmarks/speed/sparse.py", *sys.argv[1:]]),
+        "command": "python " + " ".join(["benchmarks/speed/sparse_epochs.py", *sys.argv[1:]]),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "git": git,
         "epochs": list(args.epochs),
