@@ -174,7 +174,8 @@ def main(argv=None):
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
     results = {
-        "command": "python " + " ".join(["benchmarks/speed/sparse_epochs.py", *sys.argv[1:]]),
+        "command": "python "
+        + " ".join(["benchmarks/speed/sparse_epochs.py", *sys.argv[1:]]),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "git": git,
         "epochs": list(args.epochs),
