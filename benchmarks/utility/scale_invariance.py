@@ -87,23 +87,26 @@ def adult_rows(seeds, solver, ks, same_objective=False):
             "sklearn": float(sk.score(Xta, yt)),
         }
         for mode in ("auto", None):
-            scores = []
-            for seed in range(seeds):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    clf = LogisticRegression(
-                        epsilon=1.0,
-                        alpha=alpha,
-                        classes=[0, 1],
-                        solver=solver,
-                        feature_scale=mode,
-                        random_state=seed,
-                    ).fit(Xa, y)
-                scores.append(float(clf.score(Xta, yt)))
-            row["auto" if mode else "none"] = scores
+            row["auto" if mode else "none"] = _seed_scores(
+                (Xa, y, Xta, yt), seeds, alpha=alpha, classes=[0, 1], solver=solver,
+                feature_scale=mode,
+            )  # fmt: skip
         out.append(row)
         print(row, flush=True)
     return out
+
+
+def _seed_scores(data, seeds, **params):
+    """Test accuracy of ``LogisticRegression(epsilon=1, **params)`` per seed."""
+    Xa, y, Xta, yt = data
+    scores = []
+    for seed in range(seeds):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            clf = LogisticRegression(epsilon=1.0, random_state=seed, **params)
+            clf.fit(Xa, y)
+        scores.append(float(clf.score(Xta, yt)))
+    return scores
 
 
 def small_rows(dataset, seeds, solver):
@@ -130,19 +133,10 @@ def small_rows(dataset, seeds, solver):
             "majority": majority,
         }
         for mode in ("auto", None):
-            scores = []
-            for seed in range(seeds):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    clf = LogisticRegression(
-                        epsilon=1.0,
-                        classes=classes,
-                        solver=solver,
-                        feature_scale=mode,
-                        random_state=seed,
-                    ).fit(Xa, y)
-                scores.append(float(clf.score(Xta, yt)))
-            row["auto" if mode else "none"] = scores
+            row["auto" if mode else "none"] = _seed_scores(
+                (Xa, y, Xta, yt), seeds, classes=classes, solver=solver,
+                feature_scale=mode,
+            )  # fmt: skip
         out.append(row)
         print(row, flush=True)
     return out
