@@ -31,6 +31,21 @@ statistics (non-private preprocessing, the same for every method, stated
 here); digits / 16 (documented pixel range); diabetes as shipped by
 scikit-learn (already scaled) with the target / 100 and ``y_bound=(0, 4)``;
 California with ``y_bound=(0, 5.00001)`` (the census top-code in $100k).
+
+Preprocessing axis (issue 25): ``--preprocessing`` applies what a user may
+have done to those features (``user_transforms.py``: ``loader`` (the
+default, the matrix above), ``unit-norm``, ``x0.01``, ``x100``, ``standard``
+(scikit-learn's ``StandardScaler`` on the training rows: non-private, a
+reference), ``raw-target`` (regression sets: raw unit, no ``y_bound``), or
+``all``); scikit-learn's reference and the baseline are refitted on the same
+features. Any preprocessing besides ``loader`` writes to
+``benchmarks/results/defaults_preprocessing.json`` and its report
+``defaults_preprocessing.md`` (``preprocessing_report.py``), never into
+``defaults.json``::
+
+    PYTHONPATH=. nice -n 10 python benchmarks/utility/defaults.py \
+        --preprocessing all --solvers auto --epsilons 1 0.5 inf --seeds 3 \
+        --datasets adult breast_cancer digits german california diabetes
 """
 
 import argparse
@@ -46,10 +61,13 @@ from pathlib import Path
 
 import numpy as np
 from defaults_report import LEGACY, medians, summary
+from user_transforms import LOADER, PREPROCESSINGS, apply
 
 SCHEMA = """{"meta": {...}, "records": [{"estimator", "solver" (registry name,
 "sklearn", "majority" or "constant"), "dataset", "epsilon" (float or "inf"),
-"seed", "metric" ("accuracy" or "r2"), "score", "fit_cpu_s", "commit" (the
+"seed", "metric" ("accuracy" or "r2"), "score", "fit_cpu_s", "preprocessing"
+(``user_transforms.PREPROCESSINGS``; absent on records written before the
+axis: "loader"), "commit" (the
 code's commit; absent on the first session's records), "utility_warning"
 (bool: a UtilityWarning fired during the fit; absent on
 records written before it was added and on the baselines), "picked" (solver
@@ -61,6 +79,8 @@ RESULTS = Path(
     or Path(__file__).resolve().parents[1] / "results"
 )
 OUT = RESULTS / "defaults.json"
+#: Where runs with a preprocessing other than the loader's go.
+OUT_PREPROCESSING = RESULTS / "defaults_preprocessing.json"
 
 #: The estimators' default, ``solver="auto"`` (``dpestim/solvers/_auto.py``):
 #: not a registry name, it fits every loss and picks a solver per fit.
@@ -177,11 +197,12 @@ def _eps_key(eps):
 
 
 def _key(r):
-    return (r["estimator"], r["solver"], r["dataset"], str(r["epsilon"]), r["seed"])
+    return (*_cell(r), r["seed"])
 
 
 def _cell(r):
-    return (r["estimator"], r["solver"], r["dataset"], str(r["epsilon"]))
+    prep = r.get("preprocessing", LOADER)
+    return (r["estimator"], r["solver"], r["dataset"], str(r["epsilon"]), prep)
 
 
 def _commit():
@@ -245,7 +266,7 @@ def merge(paths):
         )
     data["meta"]["command"] = (
         "benchmarks/utility/defaults.py runs merged; the commit of every cell is in "
-        "benchmarks/results/defaults.md"
+        f"benchmarks/results/{OUT.with_suffix('.md').name}"
     )
     data["meta"]["date"] = datetime.datetime.now(datetime.timezone.utc).isoformat(
         timespec="seconds"
@@ -269,7 +290,7 @@ def _l1ball_score(est_name, X, y, Xt, yt):
     return score, time.process_time() - t
 
 
-def _baselines(est_name, dataset, X, y, Xt, yt, metric, commit, l1ball=False):
+def _baselines(est_name, dataset, X, y, Xt, yt, metric, commit, l1ball, prep):
     import scipy.sparse as sp
     from sklearn.metrics import r2_score
 
@@ -296,6 +317,7 @@ def _baselines(est_name, dataset, X, y, Xt, yt, metric, commit, l1ball=False):
             estimator=est_name,
             solver=s,
             dataset=dataset,
+            preprocessing=prep,
             epsilon="inf",
             seed=0,
             metric=metric,
@@ -321,85 +343,98 @@ def run(args):
         seeds=list(range(args.seeds)),
         delta=1e-5,
         mnist_train=args.mnist_train,
+        preprocessing=args.preprocessing,
         note="defaults only; see the module docstring for data preparation",
     )
     solvers = args.solvers or [s for fam in FAMILIES.values() for s in fam]
     for dataset in args.datasets:
         try:
-            X, y, Xt, yt, extra = load(dataset, args.mnist_train)
+            loaded = load(dataset, args.mnist_train)
         except Exception as exc:  # missing data: skip the dataset, say so
             print(f"skip {dataset}: {exc}", flush=True)
             continue
-        metric = "r2" if dataset in REGRESSION else "accuracy"
-        classes = None if metric == "r2" else np.unique(np.concatenate([y, yt]))
-        for est_name, Est in _estimators(dataset).items():
-            if args.estimators and est_name not in args.estimators:
-                continue
-            l1ball = "dp-smd-sco" in solvers and metric == "accuracy"
-            if (est_name, "sklearn", dataset, "inf", 0) not in done or (
-                l1ball and (est_name, "sklearn-l1ball", dataset, "inf", 0) not in done
-            ):
-                new = _baselines(
-                    est_name, dataset, X, y, Xt, yt, metric, commit, l1ball
-                )
-                new = [r for r in new if _key(r) not in done]
-                records += new
-                done |= {_key(r) for r in new}
-                _save(meta, records)
-            for solver in solvers:
-                if not _supports(Est, solver):
-                    continue
-                t0 = time.time()
-                added = 0
-                for eps in args.epsilons:
-                    # full-batch solvers draw no random numbers without noise:
-                    # their epsilon=inf fit is the same for every seed, so it
-                    # is run (and recorded) once
-                    # (dp-smd-sco's eps=inf default is its exact FISTA solve)
-                    deterministic = math.isinf(eps) and solver in DETERMINISTIC_INF
-                    for seed in range(1 if deterministic else args.seeds):
-                        rec = dict(
-                            estimator=est_name,
-                            solver=solver,
-                            dataset=dataset,
-                            epsilon=_eps_key(eps),
-                            seed=seed,
-                            metric=metric,
-                        )
-                        if _key(rec) in done:
-                            continue
-                        kw = dict(extra)
-                        if classes is not None:
-                            kw["classes"] = classes
-                        est = Est(solver=solver, epsilon=eps, random_state=seed, **kw)
-                        t = time.process_time()
-                        with warnings.catch_warnings(record=True) as caught:
-                            warnings.simplefilter("always")
-                            try:
-                                est.fit(X, y)
-                                score = float(est.score(Xt, yt))
-                            except ValueError as exc:  # e.g. a diverged fit
-                                print(f"  {solver} {eps} {seed}: {exc}", flush=True)
-                                score = float("nan")
-                        rec.update(
-                            score=score,
-                            utility_warning=_utility_warned(caught),
-                            fit_cpu_s=time.process_time() - t,
-                            commit=commit,
-                        )
-                        if solver == AUTO and hasattr(est, "solver_"):
-                            rec["picked"] = est.solver_.name
-                        records.append(rec)
-                        done.add(_key(rec))
-                        added += 1
-                if added:
-                    _save(meta, records)
-                    print(
-                        f"{est_name:18s} {dataset:13s} {solver:12s} {added:3d} fits "
-                        f"{time.time() - t0:6.1f}s wall",
-                        flush=True,
-                    )
+        for prep in args.preprocessing:
+            data = apply(prep, dataset, *loaded)
+            if data is not None:  # None: raw-target on a classification set
+                ctx = (meta, records, done, commit)
+                _run_features(args, dataset, prep, data, solvers, ctx)
     return records
+
+
+def _run_features(args, dataset, prep, data, solvers, ctx):
+    """Every (estimator, solver, epsilon, seed) on one dataset's features."""
+    meta, records, done, commit = ctx
+    X, y, Xt, yt, extra = data
+    metric = "r2" if dataset in REGRESSION else "accuracy"
+    classes = None if metric == "r2" else np.unique(np.concatenate([y, yt]))
+    for est_name, Est in _estimators(dataset).items():
+        if args.estimators and est_name not in args.estimators:
+            continue
+        l1ball = "dp-smd-sco" in solvers and metric == "accuracy"
+        if (est_name, "sklearn", dataset, "inf", prep, 0) not in done or (
+            l1ball and (est_name, "sklearn-l1ball", dataset, "inf", prep, 0) not in done
+        ):
+            new = _baselines(
+                est_name, dataset, X, y, Xt, yt, metric, commit, l1ball, prep
+            )
+            new = [r for r in new if _key(r) not in done]
+            records += new
+            done |= {_key(r) for r in new}
+            _save(meta, records)
+        for solver in solvers:
+            if not _supports(Est, solver):
+                continue
+            t0 = time.time()
+            added = 0
+            for eps in args.epsilons:
+                # full-batch solvers draw no random numbers without noise:
+                # their epsilon=inf fit is the same for every seed, so it
+                # is run (and recorded) once
+                # (dp-smd-sco's eps=inf default is its exact FISTA solve)
+                deterministic = math.isinf(eps) and solver in DETERMINISTIC_INF
+                for seed in range(1 if deterministic else args.seeds):
+                    rec = dict(
+                        estimator=est_name,
+                        solver=solver,
+                        dataset=dataset,
+                        preprocessing=prep,
+                        epsilon=_eps_key(eps),
+                        seed=seed,
+                        metric=metric,
+                    )
+                    if _key(rec) in done:
+                        continue
+                    kw = dict(extra)
+                    if classes is not None:
+                        kw["classes"] = classes
+                    est = Est(solver=solver, epsilon=eps, random_state=seed, **kw)
+                    t = time.process_time()
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        try:
+                            est.fit(X, y)
+                            score = float(est.score(Xt, yt))
+                        except ValueError as exc:  # e.g. a diverged fit
+                            print(f"  {solver} {eps} {seed}: {exc}", flush=True)
+                            score = float("nan")
+                    rec.update(
+                        score=score,
+                        utility_warning=_utility_warned(caught),
+                        fit_cpu_s=time.process_time() - t,
+                        commit=commit,
+                    )
+                    if solver == AUTO and hasattr(est, "solver_"):
+                        rec["picked"] = est.solver_.name
+                    records.append(rec)
+                    done.add(_key(rec))
+                    added += 1
+            if added:
+                _save(meta, records)
+                print(
+                    f"{est_name:18s} {dataset:13s} {prep:10s} {solver:12s} "
+                    f"{added:3d} fits {time.time() - t0:6.1f}s wall",
+                    flush=True,
+                )
 
 
 def _matrix():
@@ -557,16 +592,36 @@ def main():
         help="merge these files (file or file=label; see merge())",
     )
     p.add_argument("--commit", default=None, help="stamp records with this label")
+    p.add_argument(
+        "--preprocessing",
+        nargs="+",
+        choices=[*PREPROCESSINGS, "all"],
+        default=[LOADER],
+        help="features as a user may have prepared them (user_transforms.py); "
+        "besides 'loader', writes defaults_preprocessing.json / .md",
+    )
     args = p.parse_args()
+    if "all" in args.preprocessing:
+        args.preprocessing = list(PREPROCESSINGS)
+    axis = args.preprocessing != [LOADER]
     global OUT
-    if args.out:
-        OUT = Path(args.out).resolve()
+    if args.out or axis:
+        OUT = Path(args.out or OUT_PREPROCESSING).resolve()
+    if axis and OUT.name == "defaults.json":
+        p.error("--preprocessing other than 'loader' never writes defaults.json")
     if args.merge:
         records = merge(args.merge)
     elif args.plot_only:
         records = json.loads(OUT.read_text())["records"]
     else:
         records = run(args)
+    if axis:  # the preprocessing axis's report only (no plots, no defaults.md)
+        import preprocessing_report
+
+        meta = json.loads(OUT.read_text()).get("meta", {})
+        OUT.with_suffix(".md").write_text(preprocessing_report.report(records, meta))
+        print(f"wrote {OUT.with_suffix('.md')}")
+        return
     if args.out:
         return
     plot(records)

@@ -53,6 +53,7 @@ from dpestim import LogisticRegression, Ridge
 from dpestim.datasets import load_adult, load_california_housing
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # defaults.load
+from user_transforms import RAW_TARGET, standardised, unit_rows  # noqa: E402
 
 RESULTS = Path(
     os.environ.get("DPESTIM_BENCH_RESULTS")
@@ -60,11 +61,6 @@ RESULTS = Path(
 )
 KS = [1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3]
 ALPHA = 1e-4
-
-
-def _unit_rows(X):
-    n = np.linalg.norm(X, axis=1)
-    return X / np.maximum(n, 1e-300)[:, None]
 
 
 def adult_rows(seeds, solver, ks, same_objective=False):
@@ -76,7 +72,7 @@ def adult_rows(seeds, solver, ks, same_objective=False):
     if same_objective:
         cases = [(f"x{k:g}, alpha=1e-4 k^2", X * k, Xt * k, ALPHA * k**2) for k in ks]
     elif solver == "dp-sgd":
-        cases.append(("unit-norm rows", _unit_rows(X), _unit_rows(Xt), ALPHA))
+        cases.append(("unit-norm rows", unit_rows(X), unit_rows(Xt), ALPHA))
     for name, Xa, Xta, alpha in cases:
         sk = SkLogistic(C=1.0 / (alpha * X.shape[0]), max_iter=2000)
         sk.fit(Xa, y)
@@ -112,14 +108,13 @@ def _seed_scores(data, seeds, **params):
 def small_rows(dataset, seeds, solver):
     """Breast cancer / digits: the preprocessing axis at epsilon 1."""
     from defaults import load
-    from sklearn.preprocessing import StandardScaler
 
     X, y, Xt, yt, _ = load(dataset)
     classes = np.unique(np.concatenate([y, yt]))
-    sc = StandardScaler().fit(X)  # non-private (reference preprocessing)
     cases = [(f"x{k:g}", X * k, Xt * k) for k in KS]
-    cases.append(("unit-norm rows", _unit_rows(X), _unit_rows(Xt)))
-    cases.append(("StandardScaler (non-private)", sc.transform(X), sc.transform(Xt)))
+    cases.append(("unit-norm rows", unit_rows(X), unit_rows(Xt)))
+    # fitted on the training rows: non-private (reference preprocessing)
+    cases.append(("StandardScaler (non-private)", *standardised(X, Xt)))
     values, counts = np.unique(y, return_counts=True)
     majority = float(np.mean(yt == values[np.argmax(counts)]))
     out = []
@@ -145,7 +140,8 @@ def small_rows(dataset, seeds, solver):
 def california_rows(seeds):
     b = load_california_housing()
     X, Xt = b.data_train, b.data_test
-    y, yt = b.target_train * 1e5, b.target_test * 1e5  # dollars
+    k = RAW_TARGET["california"]  # $100k -> dollars
+    y, yt = b.target_train * k, b.target_test * k
     out = []
     cases = [("dollars", 1.0, 0.0)]
     cases += [(f"dollars x{k:g}", k, 0.0) for k in (1e-3, 1e3)]
