@@ -62,6 +62,17 @@ ENTRIES = [
         "utility/defaults.py",
         ("--datasets", "german", "--seeds", "1", "--epsilons", "1", "inf"),
     ),
+    # the defaults under the user's preprocessing (issue 25): its own files,
+    # defaults_preprocessing.json / .md (resumable: delete the JSON to rerun)
+    Entry(
+        "defaults_preprocessing",
+        "utility/defaults.py",
+        ("--preprocessing", "all", "--solvers", "auto", "--datasets", "german")
+        + ("diabetes", "--seeds", "1", "--epsilons", "1"),
+        ("--preprocessing", "all", "--solvers", "auto", "dp-gd", "--seeds", "3")
+        + ("--epsilons", "1", "0.5", "inf", "--datasets", "adult", "breast_cancer")
+        + ("digits", "german", "california", "diabetes"),
+    ),
     Entry(
         "auto_rule",
         "utility/auto_rule.py",

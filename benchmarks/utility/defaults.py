@@ -32,20 +32,12 @@ here); digits / 16 (documented pixel range); diabetes as shipped by
 scikit-learn (already scaled) with the target / 100 and ``y_bound=(0, 4)``;
 California with ``y_bound=(0, 5.00001)`` (the census top-code in $100k).
 
-Preprocessing axis (issue 25): ``--preprocessing`` applies what a user may
-have done to those features (``user_transforms.py``: ``loader`` (the
-default, the matrix above), ``unit-norm``, ``x0.01``, ``x100``, ``standard``
-(scikit-learn's ``StandardScaler`` on the training rows: non-private, a
-reference), ``raw-target`` (regression sets: raw unit, no ``y_bound``), or
-``all``); scikit-learn's reference and the baseline are refitted on the same
-features. Any preprocessing besides ``loader`` writes to
-``benchmarks/results/defaults_preprocessing.json`` and its report
-``defaults_preprocessing.md`` (``preprocessing_report.py``), never into
-``defaults.json``::
-
-    PYTHONPATH=. nice -n 10 python benchmarks/utility/defaults.py \
-        --preprocessing all --solvers auto --epsilons 1 0.5 inf --seeds 3 \
-        --datasets adult breast_cancer digits german california diabetes
+Preprocessing axis (issue 25): ``--preprocessing NAME ...|all`` fits on the
+features as a user may have prepared them (``user_transforms.py``: loader,
+unit-norm, x0.01, x100, standard (non-private), raw-target), each beside
+scikit-learn refitted on the same features; it writes
+``defaults_preprocessing.json`` / ``.md`` (``preprocessing_report.py``),
+never ``defaults.json``. ``python -m benchmarks run defaults_preprocessing``.
 """
 
 import argparse

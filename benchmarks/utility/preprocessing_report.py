@@ -59,6 +59,12 @@ def report(records, meta):
         "",
         *[f"    {c}" for c in meta.get("commands", [meta.get("command", "?")])],
         "",
+        "To regenerate (the script skips records already in the JSON): "
+        "`rm benchmarks/results/defaults_preprocessing.json; PYTHONPATH=. "
+        "python -m benchmarks run defaults_preprocessing --full`; the report "
+        "alone: `python benchmarks/utility/defaults.py --preprocessing all "
+        "--plot-only`.",
+        "",
         f"Code commit(s): {', '.join(commits)}; up to {seeds} seeds per cell; "
         "delta = 1e-5; every hyperparameter at its default (only `epsilon`, "
         "`classes`, the regression sets' public `y_bound` and `random_state` "
