@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..exceptions import UtilityWarning
 from ..privacy import calibrate_noise
 from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
+from ..privacy.mixture import MaxRdpDpEvent
 from ._search_rules import (
     _SHAPES,
     _check_searched_keys,
@@ -34,7 +35,8 @@ from ._search_rules import (
     _sample_repetitions,
     _streams,
 )
-from ._select_accounting import calibrate_search, search_epsilon
+from ._select_accounting import budget_spent, calibrate_search, search_epsilon
+from ._solver_search import calibrate_mixture, searched_solvers, solver_key
 from ._space import default_space, resolve_relative, sample_candidate
 from ._workflow import check_private_steps
 
@@ -294,7 +296,7 @@ default="geometric"
             raise TypeError("PrivateSearchCV: the estimator announced no private fit.")
         return probe.charges
 
-    def _check_mechanism_fixed(self, space, charges, X, y, drop=False):
+    def _check_mechanism_fixed(self, space, charges, X, y, drop=False, base=None):
         """Refuse, whatever the draw, a searched parameter that moves the DpEvent.
 
         Some parameters change the mechanism only with some solvers (the
@@ -305,19 +307,22 @@ default="geometric"
         or the 0.001, 0.5 and 0.999 quantiles of a distribution. With
         ``drop=True`` (the default space) such a parameter is left out of
         the space instead (a public rule: solver, n, d); returns the space.
+        ``base``: parameters every probe sets (a listed solver).
         """
+        base = base or {}
         expected = [c.dp_event for c in charges]
         kept = dict(space)
         for name in sorted(space):
             for value in _probe_values(space[name]):
                 params = resolve_relative({name: value}, charges[-1].plan)
-                probed = self._probe(params, X, y, 1.0)
+                probed = self._probe({**base, **params}, X, y, 1.0)
                 if [c.dp_event for c in probed] != expected and drop:
                     kept.pop(name)
                     break
                 if [c.dp_event for c in probed] != expected:
                     step = _final_private_step(self.estimator)
                     solver = step.get_params(deep=False).get("solver")
+                    solver = next(iter(base.values()), solver)
                     raise ValueError(
                         f"PrivateSearchCV cannot search {name!r} with "
                         f"{type(step).__name__}(solver={solver!r}): its value "
@@ -400,7 +405,10 @@ default="geometric"
         space = self.param_distributions
         if space is None:
             space = default_space(self.estimator)
-        _check_searched_keys(space)  # up front: no data read, no draw made
+        # up front: no data read, no draw made
+        solvers = searched_solvers(self, space)
+        key = solver_key(self.estimator)
+        _check_searched_keys(space, key if solvers else None)
         # One stream for the search (split, K, candidates, score noise) and
         # one independent stream per candidate run, all spawned from one
         # SeedSequence: runs are independent, an int seed reproducible.
@@ -430,17 +438,30 @@ default="geometric"
         X_tr, X_val = _safe_indexing(X, train), _safe_indexing(X, val)
         y_tr, y_val = y[train], y[val]
 
-        # The estimator's own mechanism (probed, nothing runs) and its noise;
-        # relative values are resolved against its plan.
-        charges = self._probe({}, X_tr, y_tr, 1.0)
+        # Each listed solver (or the estimator's own) is an arm: its mechanism
+        # probed (nothing runs), relative values resolved against its plan.
+        arms = solvers or (None,)
+        base = {a: {key: a} if a else {} for a in arms}
+        charges = {a: self._probe(base[a], X_tr, y_tr, 1.0) for a in arms}
         default = self.param_distributions is None
-        space = self._check_mechanism_fixed(space, charges, X_tr, y_tr, default)
+        rest = {k: v for k, v in space.items() if k != key}
+        kept = set(rest)
+        for a in arms if rest else ():
+            kept &= set(
+                self._check_mechanism_fixed(
+                    rest, charges[a], X_tr, y_tr, default, base[a]
+                )
+            )
+        space = {k: v for k, v in space.items() if k in kept or k == key}
         # a dropped key is left at the estimator's value (drawn before: public)
         draws = [{k: v for k, v in c.items() if k in space} for c in candidates]
-        candidates = [resolve_relative(c, charges[-1].plan) for c in draws]
-        fixed = [c.dp_event for c in charges[:-1]]
-        make_fit = charges[-1].make_event
-        relations = {c.neighbouring for c in charges}
+        arm_of = [d[key] if solvers else None for d in draws]
+        candidates = [
+            resolve_relative(d, charges[a][-1].plan) for d, a in zip(draws, arm_of)
+        ]
+        fixed = {a: [c.dp_event for c in charges[a][:-1]] for a in arms}
+        make_fit = {a: charges[a][-1].make_event for a in arms}
+        relations = {c.neighbouring for a in arms for c in charges[a]}
         if len(relations) != 1:
             raise ValueError("PrivateSearchCV: steps under different relations.")
         relation = relations.pop()
@@ -457,32 +478,54 @@ default="geometric"
             )
         score_event = dp_event.GaussianDpEvent(sigma)
 
-        def make_selection(noise):
-            inner = dp_accounting.ComposedDpEvent(
-                fixed + [make_fit(noise), score_event]
-            )
-            return dp_event.RepeatAndSelectDpEvent(inner, mean, shape)
+        def inner(a, noise):
+            fit = make_fit[a](noise)
+            return dp_accounting.ComposedDpEvent(fixed[a] + [fit, score_event])
 
-        make_event, refit_expected = make_selection, None
-        if self.refit:
-            # the refit's mechanism on all the rows, probed like a candidate
-            full = self._probe({}, X, y, 1.0)
-            fixed_full, make_full = [c.dp_event for c in full[:-1]], full[-1].make_event
+        refit_events = None
+        if self.refit:  # the refit's mechanism on all the rows, probed per arm
+            full = {a: self._probe(base[a], X, y, 1.0) for a in arms}
 
-            def make_event(noise):
+            def refit_events(a, noise):
+                return [c.dp_event for c in full[a][:-1]] + [
+                    full[a][-1].make_event(noise)
+                ]
+
+        def make_event(noises):
+            """The search's event; with a solver list, the max-curve mixture."""
+            if len(noises) == 1:
+                ((a, s),) = noises.items()
+                event = dp_event.RepeatAndSelectDpEvent(inner(a, s), mean, shape)
                 return dp_accounting.ComposedDpEvent(
-                    [make_selection(noise)] + fixed_full + [make_full(noise)]
-                )
+                    [event] + refit_events(a, s)
+                ) if refit_events else event  # fmt: skip
+            mixture = MaxRdpDpEvent([inner(a, s) for a, s in noises.items()])
+            event = dp_event.RepeatAndSelectDpEvent(mixture, mean, shape)
+            if not refit_events:
+                return event
+            refits = [
+                dp_accounting.ComposedDpEvent(refit_events(a, s))
+                for a, s in noises.items()
+            ]  # the refit's solver is the selected one: adaptive, max curve
+            return dp_accounting.ComposedDpEvent([event, MaxRdpDpEvent(refits)])
 
-            def refit_expected(noise):
-                return fixed_full + [make_full(noise)]
-
-        nm, accountant = calibrate_search(self, make_event, relation)
-        event = make_event(nm)
-        expected = fixed + [make_fit(nm)]
-        for params in candidates:  # backstop of _check_mechanism_fixed
-            other = self._probe(params, X_tr, y_tr, nm)
-            if [c.dp_event for c in other] != expected:
+        if solvers is None:
+            nm, accountant = calibrate_search(
+                self, lambda s: make_event({None: s}), relation
+            )
+            noises = {None: nm}
+        else:  # RDP only (the profile bound does not cover mixtures)
+            spent = budget_spent(self, relation) if self.epsilon is None else ()
+            noises = calibrate_mixture(
+                self, lambda a, s: make_event({a: s}), make_event, arms, relation,
+                spent,
+            )  # fmt: skip
+            accountant = "rdp"
+        event = make_event(noises)
+        expected = {a: fixed[a] + [make_fit[a](noises[a])] for a in arms}
+        for params, a in zip(candidates, arm_of):  # backstop (mechanism fixed)
+            other = self._probe(params, X_tr, y_tr, noises[a])
+            if [c.dp_event for c in other] != expected[a]:
                 raise ValueError(
                     "PrivateSearchCV: a candidate's mechanism differs from the "
                     f"estimator's (parameters {params}); parameters that change "
@@ -499,12 +542,12 @@ default="geometric"
             delta=delta,
         )
 
-        best, best_score, best_params = None, -math.inf, None
+        best, best_score, best_params, best_arm = None, -math.inf, None, None
         *run_seeds, refit_seed = runs_seed.spawn(k + 1)
-        for params, draw, seed in zip(candidates, draws, run_seeds):
+        for params, draw, seed, a in zip(candidates, draws, run_seeds, arm_of):
             est = self._candidate(params, seed)
-            _final_private_step(est).set_params(noise_multiplier=nm)
-            guard = _Interceptor(expected)
+            _final_private_step(est).set_params(noise_multiplier=noises[a])
+            guard = _Interceptor(expected[a])
             push_target(guard, thread_local=True)
             try:
                 est.fit(X_tr, y_tr)
@@ -514,13 +557,14 @@ default="geometric"
             total = float(self._scores(est, X_val, y_val).sum())
             score = (total + rng.normal(0.0, sigma)) / n_val
             if score > best_score:
-                best, best_score, best_params = est, score, params
+                best, best_score, best_params, best_arm = est, score, params, a
                 self.best_draw_ = draw  # factors unresolved (extrapolation)
 
         if self.refit:  # the selected parameters on all the rows (accounted)
             best = self._candidate(best_params, refit_seed)
+            nm = noises[best_arm]
             _final_private_step(best).set_params(noise_multiplier=nm)
-            guard = _Interceptor(refit_expected(nm))
+            guard = _Interceptor(refit_events(best_arm, nm))
             push_target(guard, thread_local=True)
             try:
                 best.fit(X, y)
@@ -536,7 +580,10 @@ default="geometric"
             "mean_test_score": np.array([best_score]),
             "rank_test_score": np.array([1]),
         }
-        self.noise_multiplier_ = float(nm)
+        self.noise_multiplier_ = float(noises[best_arm])
+        self.__dict__.pop("noise_multipliers_", None)  # of an earlier fit
+        if solvers is not None:
+            self.noise_multipliers_ = {a: float(s) for a, s in noises.items()}
         self.dp_event_ = event
         self.delta_ = delta
         self.accountant_, self.epsilon_ = accountant, epsilon
@@ -574,8 +621,20 @@ default="geometric"
         selection = self.dp_event_
         if isinstance(selection, dp_accounting.ComposedDpEvent):
             selection = selection.events[0]
-        score = selection.event.events[-1]
+        inner, solvers = selection.event, getattr(self, "noise_multipliers_", None)
+        if isinstance(inner, MaxRdpDpEvent):
+            inner = inner.events[0]
+        score = inner.events[-1]
         refit = "; its parameters refitted on all the rows" if self.refit else ""
+        fitted = f"fitted with noise multiplier {self.noise_multiplier_:.4g}"
+        if solvers:
+            fitted = (
+                "fitted by a solver drawn uniformly from a public list, with its "
+                "noise multiplier ("
+                + ", ".join(f"{a}: {s:.4g}" for a, s in solvers.items())
+                + "; RDP of the mixture at most the pointwise max of the "
+                "solvers' curves)"
+            )
         how = (
             "RDP accountant of dp-accounting"
             if self.accountant_ == "rdp"
@@ -585,8 +644,8 @@ default="geometric"
         return (
             "PrivateSearchCV (Papernot & Steinke 2022): secret random number of "
             f"candidates, {self.distribution} distribution of mean "
-            f"{float(self.n_candidates):g}; each candidate fitted with noise "
-            f"multiplier {self.noise_multiplier_:.4g} and scored by a Gaussian noisy "
+            f"{float(self.n_candidates):g}; each candidate {fitted} and scored "
+            "by a Gaussian noisy "
             f"count (noise std {score.noise_multiplier:.4g}); only the best is "
             f"released{refit}."
             f"\nEvent: {self.dp_event_!r}\nGuarantee: "

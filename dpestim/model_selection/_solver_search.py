@@ -1,0 +1,158 @@
+"""Search over ``solver`` in :class:`PrivateSearchCV`: checks and calibration.
+
+A candidate draws its solver from a public list (public coins, like its
+other hyperparameters) and runs it with that solver's noise multiplier: a
+mixture of mechanisms, whose RDP at each order is at most the largest of the
+listed solvers' (:mod:`dpestim.privacy.mixture`). The search's event is
+``RepeatAndSelectDpEvent(MaxRdpDpEvent([inner_1, ..., inner_m]), mean,
+shape)``, ``inner_i`` one candidate with solver ``i``, accounted by
+dp-accounting's repeat-and-select theorem on the pointwise-max curve.
+
+Calibration: each solver ``i`` gets the noise ``s_i(t)`` with which the
+search run with solver ``i`` alone meets ``(t, delta)``; the common target
+``t <= epsilon`` is shrunk until the mixed search meets ``(epsilon,
+delta)`` (its epsilon grows with ``t``, nearly in proportion: ``t`` is
+rescaled by ``epsilon`` over the mixture's epsilon, a hair under, one scalar),
+verified by the accountant on the exact event.
+"""
+
+import math
+
+import dp_accounting
+from sklearn.base import clone
+
+from ..privacy import calibrate_noise, compute_epsilon
+from ..privacy.charging import _targets
+from ..solvers import SOLVERS, resolve_solver
+from ._search_rules import _final_private_step
+
+__all__ = ["calibrate_mixture", "searched_solvers", "solver_key"]
+
+#: Relative step below ``target / epsilon`` of each rescaling of ``t``.
+_TARGET_RTOL = 1e-3
+#: Rescalings of ``t`` before giving up (each one costs a calibration per solver).
+_MAX_STEPS = 30
+
+
+def solver_key(estimator):
+    """The name of the final private step's ``solver`` in a search space."""
+    if hasattr(estimator, "steps"):
+        return f"{estimator.steps[-1][0]}__solver"
+    return "solver"
+
+
+def searched_solvers(search, space):
+    """The listed solvers of a search over ``solver`` (``None`` if none).
+
+    Checked before any draw or read of the data: a list of registered names
+    (not ``"auto"``, not solver objects) that the estimator accepts, for its
+    loss, under one neighbouring relation; the RDP accountant (the profile
+    bound does not cover mixtures) and a budget that composes with RDP.
+    """
+    key = solver_key(search.estimator)
+    if key not in space:
+        return None
+    names = space[key]
+    if isinstance(names, str) or hasattr(names, "rvs"):
+        names = None
+    else:
+        names = list(names)
+    if not names or not all(isinstance(n, str) for n in names):
+        raise ValueError(
+            f"param_distributions[{key!r}] must be a non-empty list of solver "
+            f"names (one of {sorted(SOLVERS)}), got {space[key]!r}."
+        )
+    step = _final_private_step(search.estimator)
+    relations = {}
+    for name in names:
+        if name not in SOLVERS:
+            raise ValueError(
+                f"param_distributions[{key!r}]: {name!r} is not a registered "
+                f"solver; list names among {sorted(SOLVERS)} ('auto' is not "
+                "searched: name the solvers)."
+            )
+        clone(step).set_params(solver=name)._validate_params()
+        loss = getattr(step, "_loss_name", None)
+        if isinstance(loss, str):
+            resolve_solver(name).check_loss(loss)
+        relations.setdefault(SOLVERS[name].neighbouring, []).append(name)
+    if len(relations) > 1:
+        raise ValueError(
+            f"param_distributions[{key!r}] mixes neighbouring relations "
+            f"({relations}): a search over solvers needs every listed solver "
+            "under one relation."
+        )
+    if search.accountant in ("profile", "pld"):
+        raise ValueError(
+            f"accountant={search.accountant!r} cannot account a search over "
+            "solvers (the privacy-profile bound does not cover a mixture of "
+            "mechanisms); use accountant='rdp' or 'auto'."
+        )
+    budgets = [search.budget] + list(_targets())
+    for budget in budgets:
+        if getattr(budget, "accountant", "rdp") != "rdp":
+            raise ValueError(
+                "A search over solvers can be charged only to a PrivacyBudget "
+                "with accountant='rdp' (its event has no PLD), got "
+                f"accountant={budget.accountant!r}."
+            )
+    return tuple(dict.fromkeys(names))
+
+
+def calibrate_mixture(search, make_alone, make_total, arms, relation, spent=()):
+    """Noise multiplier of each solver of a search over solvers.
+
+    Parameters
+    ----------
+    search : PrivateSearchCV
+    make_alone : callable
+        ``make_alone(arm, noise)``: the search's event with that solver alone.
+    make_total : callable
+        ``make_total({arm: noise})``: the event of the search over solvers.
+    arms : sequence of str
+    relation : str
+    spent : sequence of DpEvent
+        Earlier events of the budget the search spends the rest of
+        (``epsilon=None``); the target is then the budget's epsilon.
+
+    Returns
+    -------
+    noises : dict
+        ``arm -> noise multiplier``, at which the epsilon of ``spent`` and
+        ``make_total(noises)`` composed is at most the target (checked).
+    """
+    if search.epsilon is not None:
+        target, delta = float(search.epsilon), float(search.delta)
+    else:
+        target, delta = float(search.budget.epsilon), float(search.budget.delta)
+
+    def at(t):
+        noises = {
+            arm: calibrate_noise(
+                lambda s, arm=arm: make_alone(arm, s),
+                t,
+                delta,
+                accountant="rdp",
+                neighbouring=relation,
+                cache_key=("PrivateSearchCV", repr(make_alone(arm, 1.0))),
+            )
+            for arm in arms
+        }
+        event = dp_accounting.ComposedDpEvent(list(spent) + [make_total(noises)])
+        return compute_epsilon(event, delta, "rdp", relation), noises
+
+    # The mixed search's epsilon is close to proportional to t (each solver's
+    # curve scales with its target): rescale t by target / epsilon, a hair
+    # under, until the target is met (usually one or two steps; the last
+    # step moved t by at most _TARGET_RTOL beyond the first miss).
+    t = target
+    for _ in range(_MAX_STEPS):
+        spent_eps, noises = at(t)
+        if spent_eps <= target:
+            return noises
+        ratio = target / spent_eps if math.isfinite(spent_eps) else 0.5
+        t *= min(ratio, 1.0) * (1 - _TARGET_RTOL)
+    raise ValueError(
+        f"The search over solvers cannot meet epsilon={target:g} "
+        f"(delta={delta:g}); increase epsilon or list fewer solvers."
+    )
