@@ -11,9 +11,8 @@ dp-accounting's repeat-and-select theorem on the pointwise-max curve.
 Calibration: each solver ``i`` gets the noise ``s_i(t)`` with which the
 search run with solver ``i`` alone meets ``(t, delta)``; the common target
 ``t <= epsilon`` is shrunk until the mixed search meets ``(epsilon,
-delta)`` (its epsilon grows with ``t``, nearly in proportion: ``t`` is
-rescaled by ``epsilon`` over the mixture's epsilon, a hair under, one scalar),
-verified by the accountant on the exact event.
+delta)`` (its epsilon grows with ``t``: a bracket by rescaling, then regula
+falsi on one scalar), verified by the accountant on the exact event.
 """
 
 import math
@@ -28,8 +27,10 @@ from ._search_rules import _final_private_step
 
 __all__ = ["calibrate_mixture", "searched_solvers", "solver_key"]
 
-#: Relative step below ``target / epsilon`` of each rescaling of ``t``.
+#: Relative precision of the common target ``t`` (and step under a rescaling).
 _TARGET_RTOL = 1e-3
+#: Relative shortfall of the search's epsilon at which ``t`` is good enough.
+_EPS_RTOL = 2e-3
 #: Rescalings of ``t`` before giving up (each one costs a calibration per solver).
 _MAX_STEPS = 30
 
@@ -141,17 +142,33 @@ def calibrate_mixture(search, make_alone, make_total, arms, relation, spent=()):
         event = dp_accounting.ComposedDpEvent(list(spent) + [make_total(noises)])
         return compute_epsilon(event, delta, "rdp", relation), noises
 
-    # The mixed search's epsilon is close to proportional to t (each solver's
-    # curve scales with its target): rescale t by target / epsilon, a hair
-    # under, until the target is met (usually one or two steps; the last
-    # step moved t by at most _TARGET_RTOL beyond the first miss).
-    t = target
-    for _ in range(_MAX_STEPS):
-        spent_eps, noises = at(t)
-        if spent_eps <= target:
-            return noises
-        ratio = target / spent_eps if math.isfinite(spent_eps) else 0.5
-        t *= min(ratio, 1.0) * (1 - _TARGET_RTOL)
+    # The mixed search's epsilon e(t) grows with t, close to proportionally
+    # when alone. Bracket the largest t with e(t) <= target (rescale t by
+    # target / e, squared once it missed), then regula falsi inside the
+    # bracket until e(lo) is within _EPS_RTOL of the target or the bracket
+    # is _TARGET_RTOL wide. Every returned noise is one checked by ``at``.
+    hi, e_hi = None, None
+    t, lo = target, None
+    for step in range(_MAX_STEPS):
+        eps, noises = at(t)
+        if eps <= target:
+            lo, e_lo, best = t, eps, noises
+            if hi is None or eps >= target * (1 - _EPS_RTOL):
+                return best
+        else:
+            hi, e_hi = t, eps
+        if hi is not None and lo is not None and hi / lo <= 1 + _TARGET_RTOL:
+            return best
+        if lo is None:  # no point under the target yet
+            power = 1 if step == 0 else 2
+            ratio = (target / eps) ** power if math.isfinite(eps) else 0.25
+            t *= min(ratio, 1.0) * (1 - _TARGET_RTOL)
+            continue
+        aim = target * (1 - _EPS_RTOL / 2)
+        t = lo + (aim - e_lo) * (hi - lo) / (e_hi - e_lo)
+        t = min(max(t, lo * (1 + _TARGET_RTOL / 2)), hi / (1 + _TARGET_RTOL / 2))
+    if lo is not None:
+        return best
     raise ValueError(
         f"The search over solvers cannot meet epsilon={target:g} "
         f"(delta={delta:g}); increase epsilon or list fewer solvers."
