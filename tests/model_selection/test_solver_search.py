@@ -68,7 +68,7 @@ def test_one_solver_list_is_the_fixed_solver_search(data):
     assert listed.epsilon_ == fixed.epsilon_
 
 
-@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+@pytest.mark.parametrize("epsilon", [0.5, pytest.param(2.0, marks=pytest.mark.slow)])
 def test_refit_and_budget_composition(data, epsilon):
     X, y = data
     budget = PrivacyBudget(2 * epsilon, 1e-5)
@@ -94,7 +94,11 @@ def test_refit_and_budget_composition(data, epsilon):
         ({"solver": ["dp-sgd", "adassp"]}, {}, "does not support"),
         ({"solver": SOLVERS}, {"accountant": "profile"}, "mixture"),
         ({"solver": SOLVERS}, {"accountant": "pld"}, "mixture"),
-        ({"solver": SOLVERS}, {"budget": PrivacyBudget(2.0, 1e-5, accountant="pld")}, "'rdp'"),
+        (
+            {"solver": SOLVERS},
+            {"budget": PrivacyBudget(2.0, 1e-5, accountant="pld")},
+            "'rdp'",
+        ),
     ],
 )
 def test_refusals_before_the_data_is_read(space, kw, match):
