@@ -12,7 +12,6 @@ import math
 import warnings
 from numbers import Real
 
-import dp_accounting
 import numpy as np
 from dp_accounting import dp_event
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
@@ -23,7 +22,6 @@ from sklearn.utils.validation import check_is_fitted
 from ..exceptions import UtilityWarning
 from ..privacy import calibrate_noise
 from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
-from ..privacy.mixture import MaxRdpDpEvent
 from ._search_rules import (
     _SHAPES,
     _check_searched_keys,
@@ -36,7 +34,13 @@ from ._search_rules import (
     _streams,
 )
 from ._select_accounting import budget_spent, calibrate_search, search_epsilon
-from ._solver_search import calibrate_mixture, searched_solvers, solver_key
+from ._solver_search import (
+    SearchEvents,
+    calibrate_mixture,
+    search_report,
+    searched_solvers,
+    solver_key,
+)
 from ._space import default_space, resolve_relative, sample_candidate
 from ._workflow import check_private_steps
 
@@ -76,7 +80,9 @@ class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
         resolves). Parameters that set the mechanism (``solver``,
         ``epsilon``, ``delta``, ``noise_multiplier``, ``accountant``,
         ``max_iter``, ``batch_size``, ``random_state``, of any step) are
-        refused with a ``ValueError`` before anything is drawn or read; any
+        refused with a ``ValueError`` before anything is drawn or read,
+        except the final private step's ``solver`` given as a list of
+        registered solver names: a search over solvers (see Notes); any
         other parameter whose value moves the ``DpEvent`` with the chosen
         solver (the learning rate of ``adp-sgd``, ``alpha`` under some
         ``"auto"`` schedules) is refused too, whatever the draw: it is probed
@@ -163,10 +169,17 @@ default="geometric"
         Neither ``K`` nor the other candidates' scores or parameters are
         released (revealing ``K`` would void the analysis).
     noise_multiplier_ : float
-        Noise multiplier of every candidate's fit.
+        Noise multiplier of every candidate's fit (of the selected solver's
+        candidates in a search over solvers).
+    noise_multipliers_ : dict
+        Search over solvers only: solver name -> its candidates' noise
+        multiplier.
     dp_event_ : dp_accounting.DpEvent
         ``RepeatAndSelectDpEvent`` of the search (composed with the refit's
-        events with ``refit=True``).
+        events with ``refit=True``); in a search over solvers its inner event
+        is a :class:`~dpestim.privacy.mixture.MaxRdpDpEvent` of the listed
+        solvers' candidate events (and the refit a ``MaxRdpDpEvent`` of
+        theirs).
     epsilon_, delta_ : float
         Its guarantee, by the accountant in ``accountant_``.
     accountant_ : {"rdp", "profile"}
@@ -183,10 +196,36 @@ default="geometric"
     the geometric is in between. Timing reveals ``K``: do not publish how
     long the search took.
 
+    *Search over solvers.* ``param_distributions={"solver": ["dp-sgd",
+    "dp-scd"], ...}`` (``"<step>__solver"`` for a pipeline's final step):
+    each candidate draws its solver uniformly from the list (public coins)
+    and runs it with that solver's own noise multiplier. Every name must be
+    a registered solver the estimator accepts for its loss (research solvers
+    only when named), all under one neighbouring relation, else
+    ``ValueError``. A candidate is then a mixture of mechanisms; the Renyi
+    divergence is jointly quasi-convex (van Erven & Harremoes 2014, Theorem
+    13), so at every order its RDP is at most the largest of the listed
+    solvers' RDP, and Papernot & Steinke's theorem, which needs only the RDP
+    curve of one run, applies to that pointwise maximum
+    (:class:`~dpestim.privacy.mixture.MaxRdpDpEvent`, accounted by
+    dp-accounting's RDP accountant extended with it). Each solver's noise is
+    calibrated so that the search with that solver alone meets a common
+    target ``t``; ``t <= epsilon`` is lowered until the mixture meets
+    ``(epsilon, delta)``. RDP only: ``accountant="auto"`` means ``"rdp"``,
+    ``"profile"`` / ``"pld"`` raise ``ValueError``, and so does a budget
+    with ``accountant="pld"``. Other searched parameters are probed with
+    every listed solver and must leave each one's ``DpEvent`` unchanged.
+    The mixture costs each solver a little noise over a search with that
+    solver alone (0.3-5% in ``tests/model_selection/test_solver_search.py``).
+
     References
     ----------
     N. Papernot and T. Steinke, "Hyperparameter tuning with Renyi differential
     privacy", ICLR 2022, https://arxiv.org/abs/2110.03620.
+
+    T. van Erven and P. Harremoes, "Renyi divergence and Kullback-Leibler
+    divergence", IEEE Trans. Inf. Theory 60(7), 2014 (Theorem 13: joint
+    quasi-convexity).
 
     Examples
     --------
@@ -459,8 +498,6 @@ default="geometric"
         candidates = [
             resolve_relative(d, charges[a][-1].plan) for d, a in zip(draws, arm_of)
         ]
-        fixed = {a: [c.dp_event for c in charges[a][:-1]] for a in arms}
-        make_fit = {a: charges[a][-1].make_event for a in arms}
         relations = {c.neighbouring for a in arms for c in charges[a]}
         if len(relations) != 1:
             raise ValueError("PrivateSearchCV: steps under different relations.")
@@ -478,37 +515,11 @@ default="geometric"
             )
         score_event = dp_event.GaussianDpEvent(sigma)
 
-        def inner(a, noise):
-            fit = make_fit[a](noise)
-            return dp_accounting.ComposedDpEvent(fixed[a] + [fit, score_event])
-
-        refit_events = None
+        full = None
         if self.refit:  # the refit's mechanism on all the rows, probed per arm
             full = {a: self._probe(base[a], X, y, 1.0) for a in arms}
-
-            def refit_events(a, noise):
-                return [c.dp_event for c in full[a][:-1]] + [
-                    full[a][-1].make_event(noise)
-                ]
-
-        def make_event(noises):
-            """The search's event; with a solver list, the max-curve mixture."""
-            if len(noises) == 1:
-                ((a, s),) = noises.items()
-                event = dp_event.RepeatAndSelectDpEvent(inner(a, s), mean, shape)
-                return dp_accounting.ComposedDpEvent(
-                    [event] + refit_events(a, s)
-                ) if refit_events else event  # fmt: skip
-            mixture = MaxRdpDpEvent([inner(a, s) for a, s in noises.items()])
-            event = dp_event.RepeatAndSelectDpEvent(mixture, mean, shape)
-            if not refit_events:
-                return event
-            refits = [
-                dp_accounting.ComposedDpEvent(refit_events(a, s))
-                for a, s in noises.items()
-            ]  # the refit's solver is the selected one: adaptive, max curve
-            return dp_accounting.ComposedDpEvent([event, MaxRdpDpEvent(refits)])
-
+        make_event = SearchEvents(charges, score_event, mean, shape, full)
+        refit_events = make_event.refit
         if solvers is None:
             nm, accountant = calibrate_search(
                 self, lambda s: make_event({None: s}), relation
@@ -522,7 +533,7 @@ default="geometric"
             )  # fmt: skip
             accountant = "rdp"
         event = make_event(noises)
-        expected = {a: fixed[a] + [make_fit[a](noises[a])] for a in arms}
+        expected = {a: make_event.fit(a, noises[a]) for a in arms}
         for params, a in zip(candidates, arm_of):  # backstop (mechanism fixed)
             other = self._probe(params, X_tr, y_tr, noises[a])
             if [c.dp_event for c in other] != expected[a]:
@@ -618,40 +629,7 @@ default="geometric"
     def privacy_report(self):
         """A readable statement of the search's guarantee."""
         check_is_fitted(self)
-        selection = self.dp_event_
-        if isinstance(selection, dp_accounting.ComposedDpEvent):
-            selection = selection.events[0]
-        inner, solvers = selection.event, getattr(self, "noise_multipliers_", None)
-        if isinstance(inner, MaxRdpDpEvent):
-            inner = inner.events[0]
-        score = inner.events[-1]
-        refit = "; its parameters refitted on all the rows" if self.refit else ""
-        fitted = f"fitted with noise multiplier {self.noise_multiplier_:.4g}"
-        if solvers:
-            fitted = (
-                "fitted by a solver drawn uniformly from a public list, with its "
-                "noise multiplier ("
-                + ", ".join(f"{a}: {s:.4g}" for a, s in solvers.items())
-                + "; RDP of the mixture at most the pointwise max of the "
-                "solvers' curves)"
-            )
-        how = (
-            "RDP accountant of dp-accounting"
-            if self.accountant_ == "rdp"
-            else "privacy-profile bound of Koskela, Redberg & Wang on "
-            "dp-accounting's PLD"
-        )
-        return (
-            "PrivateSearchCV (Papernot & Steinke 2022): secret random number of "
-            f"candidates, {self.distribution} distribution of mean "
-            f"{float(self.n_candidates):g}; each candidate {fitted} and scored "
-            "by a Gaussian noisy "
-            f"count (noise std {score.noise_multiplier:.4g}); only the best is "
-            f"released{refit}."
-            f"\nEvent: {self.dp_event_!r}\nGuarantee: "
-            f"epsilon={self.epsilon_:.4g}, delta={self.delta_:g} ({how}, "
-            f"{self._relation.replace('_', ' ')} neighbouring)."
-        )
+        return search_report(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -18,14 +18,22 @@ falsi on one scalar), verified by the accountant on the exact event.
 import math
 
 import dp_accounting
+from dp_accounting import dp_event
 from sklearn.base import clone
 
 from ..privacy import calibrate_noise, compute_epsilon
 from ..privacy.charging import _targets
+from ..privacy.mixture import MaxRdpDpEvent
 from ..solvers import SOLVERS, resolve_solver
 from ._search_rules import _final_private_step
 
-__all__ = ["calibrate_mixture", "searched_solvers", "solver_key"]
+__all__ = [
+    "SearchEvents",
+    "calibrate_mixture",
+    "search_report",
+    "searched_solvers",
+    "solver_key",
+]
 
 #: Relative precision of the common target ``t`` (and step under a rescaling).
 _TARGET_RTOL = 1e-3
@@ -172,4 +180,86 @@ def calibrate_mixture(search, make_alone, make_total, arms, relation, spent=()):
     raise ValueError(
         f"The search over solvers cannot meet epsilon={target:g} "
         f"(delta={delta:g}); increase epsilon or list fewer solvers."
+    )
+
+
+class SearchEvents:
+    """The search's ``DpEvent`` as a function of the arms' noise multipliers.
+
+    ``charges[arm]``: the probed charges of one candidate with that arm's
+    solver (``None``: the estimator's own), the last one the model's;
+    ``full[arm]``: the same on all the rows (the refit), or ``None``.
+    """
+
+    def __init__(self, charges, score_event, mean, shape, full=None):
+        self.charges, self.score_event, self.full = charges, score_event, full
+        self.mean, self.shape = mean, shape
+
+    def fit(self, arm, noise):
+        """The events one candidate of ``arm`` charges, in order."""
+        charges = self.charges[arm]
+        return [c.dp_event for c in charges[:-1]] + [charges[-1].make_event(noise)]
+
+    def refit(self, arm, noise):
+        """The events of the refit of ``arm`` on all the rows."""
+        full = self.full[arm]
+        return [c.dp_event for c in full[:-1]] + [full[-1].make_event(noise)]
+
+    def _inner(self, arm, noise):
+        return dp_accounting.ComposedDpEvent(self.fit(arm, noise) + [self.score_event])
+
+    def __call__(self, noises):
+        """The search's event; with a solver list, the max-curve mixture."""
+        if len(noises) == 1:
+            ((arm, s),) = noises.items()
+            event = dp_event.RepeatAndSelectDpEvent(
+                self._inner(arm, s), self.mean, self.shape
+            )
+            if self.full is None:
+                return event
+            return dp_accounting.ComposedDpEvent([event] + self.refit(arm, s))
+        mixture = MaxRdpDpEvent([self._inner(a, s) for a, s in noises.items()])
+        event = dp_event.RepeatAndSelectDpEvent(mixture, self.mean, self.shape)
+        if self.full is None:
+            return event
+        # the refit runs the selected solver: adaptive, bounded by the max curve
+        refits = [
+            dp_accounting.ComposedDpEvent(self.refit(a, s)) for a, s in noises.items()
+        ]
+        return dp_accounting.ComposedDpEvent([event, MaxRdpDpEvent(refits)])
+
+
+def search_report(search):
+    """The text of ``PrivateSearchCV.privacy_report``."""
+    selection = search.dp_event_
+    if isinstance(selection, dp_accounting.ComposedDpEvent):
+        selection = selection.events[0]
+    inner, solvers = selection.event, getattr(search, "noise_multipliers_", None)
+    if isinstance(inner, MaxRdpDpEvent):
+        inner = inner.events[0]
+    score = inner.events[-1]
+    refit = "; its parameters refitted on all the rows" if search.refit else ""
+    fitted = f"fitted with noise multiplier {search.noise_multiplier_:.4g}"
+    if solvers:
+        fitted = (
+            "fitted by a solver drawn uniformly from a public list, with its "
+            "noise multiplier ("
+            + ", ".join(f"{a}: {s:.4g}" for a, s in solvers.items())
+            + "; RDP of the mixture at most the pointwise max of the "
+            "solvers' curves)"
+        )
+    how = (
+        "RDP accountant of dp-accounting"
+        if search.accountant_ == "rdp"
+        else "privacy-profile bound of Koskela, Redberg & Wang on dp-accounting's PLD"
+    )
+    return (
+        "PrivateSearchCV (Papernot & Steinke 2022): secret random number of "
+        f"candidates, {search.distribution} distribution of mean "
+        f"{float(search.n_candidates):g}; each candidate {fitted} and scored "
+        f"by a Gaussian noisy count (noise std {score.noise_multiplier:.4g}); "
+        f"only the best is released{refit}."
+        f"\nEvent: {search.dp_event_!r}\nGuarantee: "
+        f"epsilon={search.epsilon_:.4g}, delta={search.delta_:g} ({how}, "
+        f"{search._relation.replace('_', ' ')} neighbouring)."
     )
