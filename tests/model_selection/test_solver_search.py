@@ -124,3 +124,29 @@ def test_regressor_solver_list(data):
         Ridge(max_iter=2, y_bound=1.0), {"solver": SOLVERS}, error_bound=1.0
     ).fit(X, y)
     assert search.epsilon_ <= 1.0
+
+
+def test_mixture_bound_never_below_any_listed_solver(data):
+    X, y = data
+    search = _search(
+        epsilon=0.3, distribution="logarithmic", n_candidates=5, random_state=4
+    ).fit(X, y)
+    assert search.epsilon_ <= 0.3
+    ev = search.dp_event_
+    alone = [
+        compute_epsilon(dp_event.RepeatAndSelectDpEvent(e, ev.mean, ev.shape), 1e-5)
+        for e in ev.event.events
+    ]
+    # each solver's candidates alone, at their noise, are within the bound
+    assert all(a <= search.epsilon_ for a in alone)
+    assert max(alone) > 0.9 * search.epsilon_  # and the target was not wasted
+
+
+def test_research_solvers_allowed_when_named():
+    from dpestim.model_selection._solver_search import searched_solvers
+    from dpestim.solvers._auto import RESEARCH_ONLY
+
+    assert "seq-dp-scd" in RESEARCH_ONLY
+    space = {"solver": ["dp-sgd", "seq-dp-scd", "dp-sgd"]}
+    assert searched_solvers(_search(space=space), space) == ("dp-sgd", "seq-dp-scd")
+    assert searched_solvers(_search(space={"alpha": [1.0]}), {"alpha": [1.0]}) is None
