@@ -150,3 +150,11 @@ def test_research_solvers_allowed_when_named():
     space = {"solver": ["dp-sgd", "seq-dp-scd", "dp-sgd"]}
     assert searched_solvers(_search(space=space), space) == ("dp-sgd", "seq-dp-scd")
     assert searched_solvers(_search(space={"alpha": [1.0]}), {"alpha": [1.0]}) is None
+
+
+def test_other_parameters_probed_with_every_listed_solver(data):
+    # adp-sgd's noise scales with the learning rate; dp-sgd's does not
+    X, y = data
+    space = {"solver": ["dp-sgd", "adp-sgd"], "learning_rate": [0.1, 1.0]}
+    with pytest.raises(ValueError, match="learning_rate.*adp-sgd"):
+        _search(space=space).fit(X, y)
