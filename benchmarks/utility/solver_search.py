@@ -48,7 +48,7 @@ def run(datasets, seeds, epsilon, solvers):
             X, y, Xt, yt = _data(name, seed)
             classes = np.unique(y)
 
-            def est(**kw):
+            def est(classes=classes, seed=seed, **kw):
                 return LogisticRegression(classes=classes, random_state=seed, **kw)
 
             space = {"solver": list(solvers)} | default_space(est())
