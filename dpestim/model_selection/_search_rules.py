@@ -39,17 +39,23 @@ MECHANISM_PARAMS = frozenset(
 )
 
 
-def _check_searched_keys(space):
-    """Refuse a searched parameter that changes the mechanism (no data read)."""
+def _check_searched_keys(space, allowed=None):
+    """Refuse a searched parameter that changes the mechanism (no data read).
+
+    ``allowed``: the final step's ``solver`` key of a search over solvers
+    (checked on its own, see ``_solver_search``).
+    """
     for name in sorted(space):
-        if name.rsplit("__", 1)[-1] in MECHANISM_PARAMS:
+        if name != allowed and name.rsplit("__", 1)[-1] in MECHANISM_PARAMS:
             raise ValueError(
                 f"PrivateSearchCV cannot search {name!r}: it changes the private "
                 "mechanism (its DpEvent, relation or calibration) or its "
                 "randomness, and every candidate of the search must run the one "
                 "accounted mechanism. Fix it on the estimator and search the "
-                "other hyperparameters; to compare such settings, run one "
-                "PrivateSearchCV per setting under a PrivacyBudget."
+                "other hyperparameters (the final step's 'solver' may be a list "
+                "of solver names: a search over solvers); to compare such "
+                "settings, run one PrivateSearchCV per setting under a "
+                "PrivacyBudget."
             )
 
 

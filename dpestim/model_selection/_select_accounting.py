@@ -15,7 +15,7 @@ from ..privacy.charging import _targets
 from ..privacy.ledger import accountable_event
 from ..privacy.repeat_select import calibrate_selection, profile_epsilon
 
-__all__ = ["calibrate_search", "rdp_calibration", "search_epsilon"]
+__all__ = ["budget_spent", "calibrate_search", "rdp_calibration", "search_epsilon"]
 
 
 def rdp_calibration(search, make_event, relation):
@@ -29,15 +29,7 @@ def rdp_calibration(search, make_event, relation):
             neighbouring=relation,
             cache_key=("PrivateSearchCV", repr(make_event(1.0))),
         )
-    budget = search.budget
-    if budget is None or budget.accountant != "rdp":
-        raise ValueError(
-            "epsilon=None spends the rest of budget=, which must be a "
-            "PrivacyBudget with accountant='rdp'."
-        )
-    spent = [accountable_event(r[0]) for r in budget.records]
-    if {r[1] for r in budget.records} - {relation}:
-        raise ValueError("The budget holds fits under another relation.")
+    budget, spent = search.budget, budget_spent(search, relation)
 
     def make_total(noise):
         return dp_accounting.ComposedDpEvent(spent + [make_event(noise)])
@@ -49,6 +41,19 @@ def rdp_calibration(search, make_event, relation):
         accountant="rdp",
         neighbouring=relation,
     )
+
+
+def budget_spent(search, relation):
+    """The events already charged to the budget that ``epsilon=None`` spends."""
+    budget = search.budget
+    if budget is None or budget.accountant != "rdp":
+        raise ValueError(
+            "epsilon=None spends the rest of budget=, which must be a "
+            "PrivacyBudget with accountant='rdp'."
+        )
+    if {r[1] for r in budget.records} - {relation}:
+        raise ValueError("The budget holds fits under another relation.")
+    return [accountable_event(r[0]) for r in budget.records]
 
 
 def _accountants(search):

@@ -22,6 +22,8 @@ import math
 import numpy as np
 from dp_accounting import pld, rdp
 
+from .mixture import MaxRdpAccountant
+
 __all__ = ["coarse_pld_root", "pld_epsilon", "rdp_root", "refine_full"]
 
 _DEFAULT_ORDERS = np.asarray(rdp.rdp_privacy_accountant.DEFAULT_RDP_ORDERS, float)
@@ -40,7 +42,7 @@ def _finite_log(value):
 
 def rdp_epsilon(event, delta, relation, orders):
     """``(epsilon, optimal order)`` of ``event`` on the given RDP orders."""
-    acc = rdp.RdpAccountant(orders=list(orders), neighboring_relation=relation)
+    acc = MaxRdpAccountant(orders=list(orders), neighboring_relation=relation)
     try:
         eps, order = acc.compose(event).get_epsilon_and_optimal_order(delta)
     except (ZeroDivisionError, OverflowError):

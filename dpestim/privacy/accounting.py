@@ -13,11 +13,12 @@ import numbers
 from collections import OrderedDict
 
 import dp_accounting
-from dp_accounting import pld, rdp
+from dp_accounting import pld
 
 from . import _disk_cache, _search
 from ._disk_cache import set_calibration_cache
 from ._quiet import quiet_accounting
+from .mixture import MaxRdpAccountant
 
 __all__ = [
     "ACCOUNTANTS",
@@ -62,7 +63,9 @@ def make_accountant(accountant="rdp", neighbouring="add_or_remove_one"):
     Parameters
     ----------
     accountant : {"rdp", "pld"}, default="rdp"
-        Renyi-DP accountant (default orders of ``dp_accounting``) or the
+        Renyi-DP accountant (default orders of ``dp_accounting``; its
+        :class:`~dpestim.privacy.mixture.MaxRdpAccountant`, which also
+        accounts :class:`~dpestim.privacy.mixture.MaxRdpDpEvent`) or the
         privacy-loss-distribution accountant (tighter, slower).
     neighbouring : {"add_or_remove_one", "replace_one"}, default="add_or_remove_one"
         Neighbouring relation under which the guarantee holds.
@@ -78,7 +81,8 @@ def make_accountant(accountant="rdp", neighbouring="add_or_remove_one"):
         )
     relation = _NEIGHBOURING[neighbouring]
     if accountant == "rdp":
-        return rdp.RdpAccountant(neighboring_relation=relation)
+        # dp-accounting's RdpAccountant, plus MaxRdpDpEvent (a solver search)
+        return MaxRdpAccountant(neighboring_relation=relation)
     if accountant == "pld":
         return pld.PLDAccountant(neighboring_relation=relation)
     raise ValueError(f"accountant must be one of {ACCOUNTANTS}, got {accountant!r}.")
