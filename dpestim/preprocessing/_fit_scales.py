@@ -90,9 +90,10 @@ FENCE = 5.0
 #: Measured on California in $100k with the exact (non-private) range,
 #: epsilon 1, dp-sgd, 20 seeds, test R^2 mean (sd): 2 -> 0.18 (0.14), 2.5 ->
 #: 0.50 (0.12), 3 -> 0.619 (0.021), 4 -> 0.622 (0.019), 5 -> 0.618 (0.013),
-#: 8 -> 0.608 (0.007). With the private range (10 seeds): 3 -> R^2 0.41-0.64
-#: across target units and offsets, 4 -> 0.608-0.643, every (unit, offset)
-#: cell's mean within 0.002 of the unscaled fit's
+#: 8 -> 0.608 (0.007). With the private range, the target ``k y + c`` (k in
+#: 1e-3 .. 1e3, c in -1e4 .. 1e4, y in $100k and in dollars, 5 seeds): 3 ->
+#: single fits 0.41-0.64, cells up to 0.05 from ``k = 1, c = 0``; 4 -> fits
+#: 0.615-0.638, every cell within 0.003
 #: (``benchmarks/utility/scale_invariance.py --parts california``).
 TARGET_HALF_RANGE = 4.0
 #: Largest epsilon of one draw (huge budgets: keeps ``epsilon ** 2`` finite).
