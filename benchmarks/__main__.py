@@ -91,7 +91,7 @@ ENTRIES = [
         "scale_invariance",
         "utility/scale_invariance.py",
         ("--seeds", "1", "--parts", "california"),
-        ("--seeds", "2"),
+        ("--seeds", "2", "--california-seeds", "5"),
     ),
     Entry(
         "imbalance",

@@ -10,10 +10,13 @@ Rows (epsilon = 1, delta = 1e-5, default solver, ``--seeds`` seeds each):
   same features for reference (non-private). The same with ``solver="dp-gd"``
   (pure DP) at a few ``k``.
 * California housing (``load_california_housing``, features scaled by the
-  loader's public constants), ``Ridge`` with the target in dollars (``y *
-  1e5``), no bound given (``y_bound="auto"``, the default), and the target
-  scaled by ``k`` / shifted by ``c``; the former explicit opt-in
-  ``y_bound="data"`` and scikit-learn's ``Ridge`` for reference.
+  loader's public constants), ``Ridge`` with no bound given (``y_bound="auto"``,
+  the default) on the target ``k y + c`` for ``k`` in {1e-3, ..., 1e3} and
+  ``c`` in {-1e4, -1e2, 0, 1e2, 1e4}, ``y`` in the loader's $100k and in
+  dollars (``y * 1e5``), the same seeds in every cell (paired) and the
+  baseline cell also on a disjoint set of seeds (its own spread); the former
+  explicit opt-in ``y_bound="data"`` and scikit-learn's ``Ridge`` for
+  reference. ``--california-seeds`` sets its seeds.
 * Breast cancer and digits (the defaults matrix's preparation,
   ``benchmarks/utility/defaults.py``: breast cancer standardised with the
   training statistics and divided by ``sqrt(d)``, digits / 16),
@@ -32,6 +35,8 @@ Rows (epsilon = 1, delta = 1e-5, default solver, ``--seeds`` seeds each):
 Usage::
 
     PYTHONPATH=. nice -n 10 python benchmarks/utility/scale_invariance.py --seeds 2
+    PYTHONPATH=. nice -n 10 python benchmarks/utility/scale_invariance.py \
+        --parts california --california-seeds 5
 
 Writes ``benchmarks/results/scale_invariance.json`` and ``.md``.
 """
@@ -137,36 +142,131 @@ def small_rows(dataset, seeds, solver):
     return out
 
 
+#: Target offsets ``c`` of the Ridge rows (in the target's unit).
+SHIFTS = [-1e4, -1e2, 0.0, 1e2, 1e4]
+#: The Ridge rows' base units: the loader's target ($100k) and dollars.
+UNITS = {"$100k (loader)": 1.0, "dollars": RAW_TARGET["california"]}
+
+
+def _ridge_r2(X, ya, Xt, yta, seed, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = Ridge(epsilon=1.0, random_state=seed, **kw).fit(X, ya)
+    return float(r2_score(yta, est.predict(Xt)))
+
+
 def california_rows(seeds):
+    """Ridge, ``y_bound="auto"``: the target ``k y + c`` for every ``k`` in
+    :data:`KS` and ``c`` in :data:`SHIFTS`, ``y`` in each of :data:`UNITS`,
+    seeds ``0 .. seeds - 1`` in every cell (the same seeds: cells are paired);
+    the baseline cell (``k = 1, c = 0``) also at seeds ``seeds .. 2 seeds - 1``
+    (a disjoint set: the fit's own seed-to-seed spread). ``y_bound="data"``
+    (leaks) at ``c = 0``, ``k`` in {1e-3, 1, 1e3}; scikit-learn's ``Ridge``
+    of the same objective in every cell."""
     b = load_california_housing()
     X, Xt = b.data_train, b.data_test
-    k = RAW_TARGET["california"]  # $100k -> dollars
-    y, yt = b.target_train * k, b.target_test * k
     out = []
-    cases = [("dollars", 1.0, 0.0)]
-    cases += [(f"dollars x{k:g}", k, 0.0) for k in (1e-3, 1e3)]
-    cases += [(f"dollars + {c:g}", 1.0, c) for c in (-1e4, 1e4)]
-    cases += [("$100k (loader)", 1e-5, 0.0)]
-    cases += [(f"$100k + {c:g}", 1e-5, c) for c in (-1e4, 1e4)]
-    for name, k, c in cases:
-        ya, yta = y * k + c, yt * k + c
-        sk = SkRidge(alpha=ALPHA * X.shape[0]).fit(X, ya)
-        row = {
-            "dataset": "california",
-            "target": name,
-            "sklearn": float(r2_score(yta, sk.predict(Xt))),
-        }
-        for label, kw in (("auto", {}), ("data (leaks)", {"y_bound": "data"})):
-            scores = []
-            for seed in range(seeds):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    est = Ridge(epsilon=1.0, random_state=seed, **kw).fit(X, ya)
-                scores.append(float(r2_score(yta, est.predict(Xt))))
-            row[label] = scores
-        out.append(row)
-        print(row, flush=True)
+    for unit, u in UNITS.items():
+        y, yt = b.target_train * u, b.target_test * u
+        for k in KS:
+            for c in SHIFTS:
+                ya, yta = y * k + c, yt * k + c
+                sk = SkRidge(alpha=ALPHA * X.shape[0]).fit(X, ya)
+                row = {
+                    "dataset": "california",
+                    "unit": unit,
+                    "k": k,
+                    "c": c,
+                    "sklearn": float(r2_score(yta, sk.predict(Xt))),
+                    "auto": [_ridge_r2(X, ya, Xt, yta, s) for s in range(seeds)],
+                }
+                if k == 1.0 and c == 0.0:
+                    row["auto_more_seeds"] = [
+                        _ridge_r2(X, ya, Xt, yta, s) for s in range(seeds, 2 * seeds)
+                    ]
+                if c == 0.0 and k in (1e-3, 1.0, 1e3):
+                    row["data (leaks)"] = [
+                        _ridge_r2(X, ya, Xt, yta, s, y_bound="data")
+                        for s in range(seeds)
+                    ]
+                out.append(row)
+                print(row, flush=True)
     return out
+
+
+def california_report(records):
+    """The Ridge section of the report (a table per unit, then the gaps)."""
+    lines = [
+        "",
+        "## California housing, Ridge (test R^2), no bound given",
+        "",
+        "Target `k y + c` (`y` in the unit named; `c` in that unit), "
+        "`y_bound='auto'` (the default), epsilon 1; each cell: the mean over "
+        "the same seeds (paired cells). Issue 25's target: every cell within "
+        "0.02 of `k = 1, c = 0`.",
+    ]
+    for unit in UNITS:
+        rows = {
+            (r["k"], r["c"]): r
+            for r in records
+            if r["dataset"] == "california" and r.get("unit") == unit
+        }
+        if not rows:
+            continue
+        base = rows[(1.0, 0.0)]
+        ref = float(np.mean(base["auto"]))
+        lines += [
+            "",
+            f"### target in {unit}",
+            "",
+            "| k \\ c | " + " | ".join(f"{c:g}" for c in SHIFTS) + " |",
+            "|---|" + "---|" * len(SHIFTS),
+        ]
+        for k in KS:
+            cells = [rows.get((k, c)) for c in SHIFTS]
+            lines.append(
+                f"| {k:g} | "
+                + " | ".join(f"{np.mean(r['auto']):.3f}" if r else "" for r in cells)
+                + " |"
+            )
+        gaps = {kc: float(np.mean(r["auto"])) - ref for kc, r in rows.items()}
+        worst = max(gaps, key=lambda kc: abs(gaps[kc]))
+        every = np.concatenate([r["auto"] for r in rows.values()])
+        more = base.get("auto_more_seeds", [])
+        both = list(base["auto"]) + list(more)
+        lines += [
+            "",
+            f"* baseline `k = 1, c = 0`: {_fmt(base['auto'])} (median, seeds); "
+            + (
+                f"mean {ref:.3f} on seeds 0-{len(base['auto']) - 1}, "
+                f"{np.mean(more):.3f} on the disjoint seeds "
+                f"{len(base['auto'])}-{len(both) - 1} (all {len(both)}: mean "
+                f"{np.mean(both):.3f}, sd {np.std(both):.3f}, "
+                f"{min(both):.3f}-{max(both):.3f})"
+                if more
+                else f"mean {ref:.3f}"
+            ),
+            f"* largest gap of a cell's mean to the baseline's (same seeds): "
+            f"{gaps[worst]:+.3f} at k = {worst[0]:g}, c = {worst[1]:g}; cells "
+            f"beyond 0.02: {sum(abs(g) > 0.02 for g in gaps.values())} of "
+            f"{len(gaps)}",
+            f"* every fit: R^2 {every.min():.3f}-{every.max():.3f}; scikit-learn "
+            f"{min(r['sklearn'] for r in rows.values()):.3f}-"
+            f"{max(r['sklearn'] for r in rows.values()):.3f}",
+        ]
+        leak = [(kc, r) for kc, r in sorted(rows.items()) if "data (leaks)" in r]
+        if leak:
+            lines += [
+                "",
+                "| k, c | y_bound='auto' | y_bound='data' (leaks) | scikit-learn |",
+                "|---|---|---|---|",
+            ]
+            lines += [
+                f"| {k:g}, {c:g} | {_fmt(r['auto'])} | {_fmt(r['data (leaks)'])} "
+                f"| {_fmt(r['sklearn'])} |"
+                for (k, c), r in leak
+            ]
+    return lines
 
 
 def minimax_rows(seeds):
@@ -277,19 +377,7 @@ def report(records, meta):
                 f"| {r['solver']} | {r['features']} | {_fmt(r['auto'])} | "
                 f"{_fmt(r['none'])} | {_fmt(r['sklearn'])} | {ok} |"
             )
-    lines += [
-        "",
-        "## California housing, Ridge (test R^2), no bound given",
-        "",
-        "| target | y_bound='auto' (default) | y_bound='data' (leaks) | scikit-learn |",
-        "|---|---|---|---|",
-    ]
-    for r in records:
-        if r["dataset"] == "california":
-            lines.append(
-                f"| {r['target']} | {_fmt(r['auto'])} | "
-                f"{_fmt(r['data (leaks)'])} | {_fmt(r['sklearn'])} |"
-            )
+    lines += california_report(records)
     mm = [r for r in records if r["dataset"] == "minimax"]
     if mm:
         lines += [
@@ -328,6 +416,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument(
+        "--california-seeds",
+        type=int,
+        default=None,
+        help="seeds of every Ridge cell (default: --seeds); the baseline cell "
+        "also runs as many more",
+    )
+    parser.add_argument(
         "--parts",
         nargs="+",
         choices=PARTS,
@@ -346,7 +441,7 @@ def main():
     if "adult-dpgd" in args.parts:
         records += adult_rows(args.seeds, "dp-gd", [1e-2, 1.0, 100.0])
     if "california" in args.parts:
-        records += california_rows(args.seeds)
+        records += california_rows(args.california_seeds or args.seeds)
     for ds in SMALL:
         if ds in args.parts:
             for solver in ("dp-sgd", "dp-gd"):
@@ -357,7 +452,8 @@ def main():
     meta = {
         "command": "PYTHONPATH=. nice -n 10 python "
         "benchmarks/utility/scale_invariance.py "
-        f"--seeds {args.seeds} (parts run separately: --parts ...)",
+        f"--seeds {args.seeds} (parts run separately: --parts ...; the "
+        "California part with --california-seeds 5)",
         "seeds": args.seeds,
         "cpu_s_last_run": round(time.process_time() - t0, 1),
     }

@@ -167,7 +167,8 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         # the model: clip only.
         self._y_center = (low + high) / 2.0 if self.fit_intercept else 0.0 * low
         if isinstance(self.y_bound, str) and self.y_bound == "auto":
-            # and scale it to [-3, 3], the targets' scale the rules assume
+            # and scale it to -+ TARGET_HALF_RANGE, the targets' scale the
+            # rules assume
             # (the objective divided by scale^2: same minimiser)
             self._y_center, self._y_scale = _scales.target_map(
                 low, high, self.fit_intercept
@@ -183,7 +184,8 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
             low, high = self.y_bound_
             c = self._y_center
             # in the units the solver sees: clipped, centred and divided by
-            # the target scale (y_bound="auto" scales the range to [-3, 3])
+            # the target scale (y_bound="auto" scales the range to
+            # -+ TARGET_HALF_RANGE)
             half = np.maximum(abs(low - c), abs(high - c)) / self._y_scale
             bound = float(np.sqrt(np.sum(half**2)))
         return replace(plan, target_bound=bound), resolved
@@ -242,15 +244,16 @@ Ridge.__doc__ = f"""Differentially private ridge regression.
         range, ``c -+ 5 m`` with ``c`` a private median of ``y`` (refined three
         times around itself) and ``m`` a private median absolute deviation
         around ``c`` (five exponential-mechanism draws per target, part of
-        ``scale_share``); the targets are also scaled to ``[-3, 3]`` for the
-        solver and the coefficients and intercept mapped back, so the rules see
-        the same problem at any unit or offset of ``y``. Only for a private fit
-        with ``epsilon`` given and ``n`` large enough for reliable draws (about
-        ``epsilon n >= 4700``, 5700 with the row scale, at the default share);
-        otherwise no bound (as ``None``; ``hyperparameters_`` says why). A float
-        ``b`` means ``(-b, b)``; pairs may hold one value per target: a public
-        range (a documented top-code, a physical range) is used as given,
-        without scaling. ``"data"`` takes the range from the private ``y`` (its
+        ``scale_share``); the targets are also scaled to
+        ``-+ {_scales.TARGET_HALF_RANGE:g}`` for the solver and the coefficients
+        and intercept mapped back, so the rules see the same problem at any
+        unit or offset of ``y``. Only for a private fit with ``epsilon`` given
+        and ``n`` large enough for reliable draws (about ``epsilon n >= 4700``,
+        5700 with the row scale, at the default share); otherwise no bound (as
+        ``None``; ``hyperparameters_`` says why). A float ``b`` means
+        ``(-b, b)``; pairs may hold one value per target: a public range (a
+        documented top-code, a physical range) is used as given, without
+        scaling. ``"data"`` takes the range from the private ``y`` (its
         minimum and maximum), which leaks them: an explicit opt-in, with a
         :class:`~dpestim.PrivacyLeakWarning`. ``None``: no bound, no centring.
         (Solvers that penalise the intercept, dp-scd, then shrink it towards the

@@ -421,7 +421,7 @@ MinimaxRegressor.__doc__ = f"""Private worst-group least squares.
     ``||theta||_1 <= R`` (spec 001, estimator B) by private stochastic
     mirror descent with vertex sampling; targets are clipped to
     ``[-target_bound, target_bound]``, or, by default, to a private range
-    and mapped to ``[-3, 3]`` (``target_bound="auto"``).
+    and mapped to ``-+ {_scales.TARGET_HALF_RANGE:g}`` (``target_bound="auto"``).
 
     Parameters
     ----------
@@ -432,7 +432,8 @@ MinimaxRegressor.__doc__ = f"""Private worst-group least squares.
         refined three times, ``m`` a private median absolute deviation: five
         exponential-mechanism draws from ``scale_share``, the estimator of
         :class:`~dpestim.Ridge`'s ``y_bound="auto"``); targets are clipped to
-        it and mapped to ``[-3, 3]`` (the solver's bound), ``coef_`` and
+        it and mapped to ``-+ {_scales.TARGET_HALF_RANGE:g}`` (the solver's bound),
+        ``coef_`` and
         ``intercept_`` are mapped back and predictions clipped to the range,
         so the fit is the same at any unit or offset of ``y``. Without a
         reliable estimate (``n`` too small for the budget; the privacy

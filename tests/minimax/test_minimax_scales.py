@@ -72,7 +72,8 @@ def test_model_is_mapped_back_to_the_users_units(monkeypatch):
     ).fit(X, y, sensitive_features=a)
     plan = S.plan_estimates(EPS, X.shape[0], share=0.05, rows=False, targets=1)
     c, s = (low + high) / 2, (high - low) / 2 / S.TARGET_HALF_RANGE
-    yt = np.clip((np.clip(y, low, high) - c) / s, -3.0, 3.0)
+    t = S.TARGET_HALF_RANGE
+    yt = np.clip((np.clip(y, low, high) - c) / s, -t, t)
     ref = MinimaxRegressor(
         epsilon=EPS - plan.epsilon,
         groups=[0, 1],

@@ -204,11 +204,13 @@ def test_scale_share_is_raised_for_small_n_one_shot_fits():
 
 
 def test_auto_target_bound_is_in_the_scaled_units():
-    """y_bound="auto" scales y to [-3, 3]: the solver's bound is 3, not the range."""
+    """y_bound="auto" scales y to -+ TARGET_HALF_RANGE: that is the solver's bound."""
     rng = np.random.default_rng(1)
     X, y = rng.normal(size=(3000, 3)), rng.normal(size=3000) * 50 + 1000
+    from dpestim.preprocessing._fit_scales import TARGET_HALF_RANGE
+
     m = Ridge(solver="adassp", epsilon=2.0, random_state=0).fit(X, y)
-    assert "target bound 3)" in str(m.privacy_report())
+    assert f"target bound {TARGET_HALF_RANGE:g})" in str(m.privacy_report())
 
 
 @pytest.mark.parametrize("factor", [0.7, 1.0])
