@@ -45,6 +45,19 @@ the rows lost cost the final fit more than the selection gained). When even
 would be close to random while costing rows), the plan is ``"defaults"``:
 no search, one fit of the estimator at its own hyperparameters on all the
 rows at ``(epsilon, delta)``. The plan never depends on the data.
+
+**The "defaults" plan is the estimator itself.** It fits
+``clone(estimator)`` with only ``epsilon`` and ``delta`` set to the
+search's (and ``noise_multiplier=None``), with the estimator's *own*
+``random_state``: the released model, ``dp_event_`` and ``epsilon_`` are
+bit-for-bit those of ``clone(estimator).set_params(epsilon=epsilon,
+delta=delta).fit(X, y)``, and ``SubsetSearchCV``'s ``random_state`` (which
+seeds the coins, the search and the final fit of the ``"subset"`` plan) is
+not used. That is the natural scikit-learn reading (with no search, the
+meta-estimator is the estimator) and makes a comparison with one default
+fit of the same seed paired. Privacy: the mechanism is exactly that of one
+default fit at ``(epsilon, delta)`` with its own noise stream; the plan is
+a public function of ``n``, so choosing it reads no data.
 """
 
 import math
@@ -163,7 +176,12 @@ class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
         models are discarded, so the ranking gets half the subset).
     random_state : None, int or numpy.random.Generator, default=None
         Seeds a ``numpy.random.SeedSequence`` from which the coins, the
-        search and the final fit get independent streams.
+        search and the final fit get independent streams (the ``"subset"``
+        plan; the estimator's own ``random_state`` is overridden there). The
+        ``"defaults"`` plan fits the estimator with its own ``random_state``:
+        it releases exactly what ``clone(estimator).set_params(epsilon=...,
+        delta=...).fit(X, y)`` would (the same model, ``dp_event_`` and
+        ``epsilon_``; the mechanism of one default fit).
     budget : PrivacyBudget or None, default=None
         Charged with each part's event (their sum: a budget has no
         parallel composition).
@@ -242,13 +260,11 @@ class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.budget = budget
 
     def _final(self, params, seed):
+        """The final fit; ``seed=None`` keeps the estimator's own random_state."""
         est = clone(self.estimator).set_params(**params)
-        est.set_params(
-            epsilon=self.epsilon,
-            delta=self.delta,
-            noise_multiplier=None,
-            random_state=np.random.Generator(np.random.PCG64(seed)),
-        )
+        est.set_params(epsilon=self.epsilon, delta=self.delta, noise_multiplier=None)
+        if seed is not None:
+            est.set_params(random_state=np.random.Generator(np.random.PCG64(seed)))
         return est
 
     def fit(self, X, y):
@@ -315,7 +331,9 @@ class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
             # the plan read here is a post-processing of the final part.
             plan = _plan_of(self._final({}, final_seed), X_r, y_r)
             params = resolve_relative(params, plan)
-        final = self._final(params, final_seed)
+        # "defaults" plan: the estimator as given, its own random_state (so
+        # the release is that of one plain fit); "subset": the final stream
+        final = self._final(params, final_seed if q > 0 else None)
         if self.budget is not None and not any(t is self.budget for t in _targets()):
             with self.budget:  # charged like the search (budget=)
                 final.fit(X_r, y_r)

@@ -63,6 +63,30 @@ def test_defaults_plan_is_one_fit_on_all_rows(data):
     assert "no search" in s.privacy_report()
 
 
+@pytest.mark.parametrize("own", [3, 11])
+def test_defaults_plan_releases_the_plain_fit_bit_for_bit(data, own):
+    # no search: the estimator as given, with its own random_state, whatever
+    # the meta-estimator's random_state (a paired comparison with one fit)
+    X, y = data
+    X, y = X[:500], y[:500]
+    est = LogisticRegression(classes=[0, 1], epsilon=1.0, random_state=own)
+    plain = est.__class__(**est.get_params()).fit(X, y)
+    outs = [
+        SubsetSearchCV(est, epsilon=1.0, random_state=rs).fit(X, y)
+        for rs in (0, 7, None)
+    ]
+    for s in outs:
+        assert s.plan_ == "defaults"
+        assert np.array_equal(s.best_estimator_.coef_, plain.coef_)
+        assert np.array_equal(s.best_estimator_.intercept_, plain.intercept_)
+        assert s.dp_event_ == plain.dp_event_
+        assert s.epsilon_ == plain.epsilon_
+        assert s.best_estimator_.random_state == own
+    # another seed of the estimator gives another model (the test can fail)
+    other = LogisticRegression(classes=[0, 1], epsilon=1.0, random_state=own + 1)
+    assert not np.array_equal(other.fit(X, y).coef_, plain.coef_)
+
+
 # -- the guarantee ---------------------------------------------------------------
 
 
