@@ -48,13 +48,11 @@ from pathlib import Path
 
 import numpy as np
 from scipy.stats import loguniform
-from sklearn.linear_model import LogisticRegression as SkLogisticRegression
-from sklearn.model_selection import train_test_split
 
 import dpestim
-from dpestim import LogisticRegression
-from dpestim.datasets import load_adult, load_compas, load_german, load_phishing
+from dpestim import LogisticRegression, Ridge
 from dpestim.model_selection import PrivateSearchCV, Relative, SubsetSearchCV
+from dpestim.model_selection._subset import _plan_of
 
 RESULTS = Path(
     os.environ.get("DPESTIM_BENCH_RESULTS")
@@ -74,27 +72,74 @@ METHODS = {
     "subset": {"_class": SubsetSearchCV},
 }
 DELTA = 1e-5
+#: The oracle's grid: factors of the "auto" plan (learning rate, clip norm)
+#: and absolute alphas (1e-4 is the default).
 GRID = {
-    "learning_rate": [0.125, 0.25, 0.5, 1.0, 2.0],
+    "learning_rate": [0.25, 0.5, 1.0, 2.0, 4.0],
     "clip_norm": [0.5, 1.0, 2.0],
     "alpha": [1e-5, 1e-4],
 }
 
 
 def load(name):
-    if name == "breast_cancer":  # standardised as benchmarks/utility/defaults.py
-        from benchmarks.utility.defaults import load as load_defaults
+    """``(X, y, X_test, y_test, extra)``: the defaults matrix's loader and split.
 
-        return load_defaults(name)[:4]
-    if name == "adult":
-        b = load_adult()
-        return b.data, b.target, b.data_test, b.target_test
-    b = {"german": load_german, "compas": load_compas, "phishing": load_phishing}[
-        name
-    ]()
-    # no test file: a fixed public split
-    X, Xt, y, yt = train_test_split(b.data, b.target, test_size=0.3, random_state=0)
-    return X, y, Xt, yt
+    ``extra`` holds the public target range (``y_bound``) of the regression
+    sets; breast cancer is standardised there (stated in its docstring).
+    """
+    from defaults import load as load_defaults  # benchmarks/utility/defaults.py
+
+    return load_defaults(name)
+
+
+def is_regression(name):
+    return name in ("california", "diabetes")
+
+
+def make_estimator(name, y, extra, **kw):
+    """The estimator at its defaults: Ridge (public ``y_bound``) or
+    LogisticRegression (public label set)."""
+    if is_regression(name):
+        return Ridge(**extra, **kw)
+    return LogisticRegression(classes=np.unique(y).tolist(), **kw)
+
+
+def error_bound(extra):
+    """Public bound on the squared error of a regressor's validation score:
+    the squared half-range of the public target range (the error of its
+    midpoint)."""
+    lo, hi = extra["y_bound"]
+    return ((hi - lo) / 2) ** 2
+
+
+def nonprivate(name, X, y):
+    """scikit-learn's optimum of the same objective (as the defaults matrix)."""
+    from defaults import _sklearn
+
+    est = "Ridge" if is_regression(name) else "LogisticRegression"
+    return _sklearn(est, X.shape[0], 1e-4).fit(X, y)
+
+
+def oracle_grid(name, X, y, extra, eps, seed):
+    """The oracle's 30 configurations: factors of the ``"auto"`` plan's
+    learning rate and clip norm (resolved on all the training rows), two
+    alphas; the default configuration is one of them."""
+    out = []
+    for alpha in GRID["alpha"]:
+        est = make_estimator(
+            name, y, extra, epsilon=eps, delta=DELTA, alpha=alpha, random_state=seed
+        )
+        plan = _plan_of(est, X, y)
+        for f_lr, f_c in itertools.product(GRID["learning_rate"], GRID["clip_norm"]):
+            out.append(
+                dict(
+                    learning_rate=f_lr * plan.learning_rate,
+                    clip_norm=f_c * plan.clip_norm,
+                    alpha=alpha,
+                    factors=(f_lr, f_c),
+                )
+            )
+    return out
 
 
 def clocks():
@@ -117,8 +162,9 @@ def main():
     records = []
     w0, c0 = clocks()
     for name in args.datasets.split(","):
-        X, y, Xt, yt = load(name)
-        ref = SkLogisticRegression(max_iter=2000).fit(X, y)
+        X, y, Xt, yt, extra = load(name)
+        ref = nonprivate(name, X, y)
+        search_kw = {"error_bound": error_bound(extra)} if is_regression(name) else {}
         for eps in epsilons:
             records.append(
                 dict(
@@ -130,22 +176,25 @@ def main():
             )
         for eps in epsilons:
             for seed in seeds:
+                # the same estimator (and seed) as the default fit: paired
+                base = make_estimator(name, y, extra, random_state=seed)
                 for method in args.methods.split(","):
                     w, c = clocks()
                     kw = dict(METHODS[method])
                     cls = kw.pop("_class", PrivateSearchCV)
                     s = cls(
-                        LogisticRegression(classes=[0, 1]),
+                        base,
                         epsilon=eps,
                         delta=DELTA,
                         distribution=args.distribution,
                         random_state=seed,
+                        **search_kw,
                         **kw,
                     ).fit(X, y)
                     w2, c2 = clocks()
-                    extra = {}
+                    extra_rec = {}
                     if cls is SubsetSearchCV:
-                        extra = dict(
+                        extra_rec = dict(
                             plan=s.plan_,
                             subset=s.subset_,
                             final_noise_multiplier=s.best_estimator_.noise_multiplier_,
@@ -167,12 +216,14 @@ def main():
                             params={k: float(v) for k, v in s.best_params_.items()},
                             wall_s=w2 - w,
                             cpu_s=c2 - c,
-                            **extra,
+                            **extra_rec,
                         )
                     )
-                est = LogisticRegression(
-                    classes=[0, 1], epsilon=eps, delta=DELTA, random_state=seed
+                w, c = clocks()
+                est = make_estimator(
+                    name, y, extra, epsilon=eps, delta=DELTA, random_state=seed
                 ).fit(X, y)
+                w2, c2 = clocks()
                 records.append(
                     dict(
                         dataset=name,
@@ -182,12 +233,17 @@ def main():
                         accuracy=float(est.score(Xt, yt)),
                         epsilon_spent=est.epsilon_,
                         noise_multiplier=est.noise_multiplier_,
+                        wall_s=w2 - w,
+                        cpu_s=c2 - c,
                     )
                 )
-                for values in itertools.product(*GRID.values()) if args.oracle else ():
-                    params = dict(zip(GRID, values))
-                    est = LogisticRegression(
-                        classes=[0, 1],
+                grid = oracle_grid(name, X, y, extra, eps, seed) if args.oracle else []
+                for params in grid:
+                    factors = params.pop("factors")
+                    est = make_estimator(
+                        name,
+                        y,
+                        extra,
                         epsilon=eps,
                         delta=DELTA,
                         random_state=seed,
@@ -199,7 +255,11 @@ def main():
                             epsilon=eps,
                             seed=seed,
                             method="grid",
-                            params=params,
+                            params=dict(
+                                learning_rate_factor=factors[0],
+                                clip_norm_factor=factors[1],
+                                alpha=params["alpha"],
+                            ),
                             accuracy=float(est.score(Xt, yt)),
                             epsilon_spent=est.epsilon_,
                             noise_multiplier=est.noise_multiplier_,
