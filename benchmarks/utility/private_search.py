@@ -88,6 +88,9 @@ METHODS = {
     "subset25": {"_class": SubsetSearchCV, "subset": 0.25},
 }
 DELTA = 1e-5
+#: The defaults matrix's datasets (MNIST, also there, on request: costly).
+DATASETS = ["adult", "california", "breast_cancer", "digits", "compas"]
+DATASETS += ["german", "diabetes", "phishing", "w8a"]
 #: The oracle's grid: factors of the "auto" plan (learning rate, clip norm)
 #: and absolute alphas (1e-4 is the default).
 GRID = {
@@ -164,12 +167,18 @@ def clocks():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="2 seeds, eps 1 only")
-    parser.add_argument("--datasets", default="adult,german,compas")
+    parser.add_argument(
+        "--quick", action="store_true", help="2 seeds, eps 1, german and diabetes"
+    )
+    parser.add_argument(
+        "--datasets",
+        default=None,
+        help=f"comma-separated (default: {','.join(DATASETS)}; mnist is costly)",
+    )
     parser.add_argument("--oracle", action="store_true", help="also the test-set grid")
-    parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--methods", default="subset,search", help=",".join(METHODS))
     parser.add_argument("--epsilons", default="0.5,1,2")
-    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--distribution", default="geometric")
     parser.add_argument("--out", default="private_search")
     parser.add_argument(
@@ -178,6 +187,8 @@ def main():
     args = parser.parse_args()
     if args.merge:
         return merge(args.merge, args.out)
+    if args.datasets is None:
+        args.datasets = "german,diabetes" if args.quick else ",".join(DATASETS)
     epsilons = [1.0] if args.quick else [float(e) for e in args.epsilons.split(",")]
     seeds = range(2 if args.quick else args.seeds)
     records = []
