@@ -313,11 +313,15 @@ def main():
         cpu_s=c1 - c0,
     )
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"{args.out}.json").write_text(
-        json.dumps({"meta": meta, "records": records}, indent=1)
-    )
+    (RESULTS / f"{args.out}.json").write_text(_dumps(meta, records))
     (RESULTS / f"{args.out}.md").write_text(summarise(meta, records))
     print(summarise(meta, records))
+
+
+def _dumps(meta, records):
+    """The result file: one record a line (compact, diffable)."""
+    body = ",\n".join(json.dumps(r) for r in records)
+    return f'{{"meta": {json.dumps(meta, indent=1)},\n"records": [\n{body}\n]}}\n'
 
 
 def _median(sel, method):
@@ -453,9 +457,7 @@ def merge(paths, out):
             x for x in records if (x["dataset"], x["epsilon"], x["method"]) not in cells
         ]
         records += r["records"]
-    (RESULTS / f"{out}.json").write_text(
-        json.dumps({"meta": meta, "records": records}, indent=1)
-    )
+    (RESULTS / f"{out}.json").write_text(_dumps(meta, records))
     (RESULTS / f"{out}.md").write_text(summarise(meta, records))
     print(summarise(meta, records))
 
