@@ -50,6 +50,37 @@ def test_subset_plan_is_monotone_and_meets_its_score_rule():
     assert subset_plan(10**6, 1, 1e-5, score_noise=0.05) == 0.0
 
 
+def test_subset_plan_regressor_rule_is_four_times_stricter():
+    from dpestim.model_selection._subset import REGRESSION_FACTOR, _score_std_counts
+
+    assert REGRESSION_FACTOR == 4.0
+    for n, e in [(20000, 1), (15480, 2), (10**6, 0.5), (10**5, 1)]:
+        q_c, q_r = subset_plan(n, e, 1e-5), subset_plan(n, e, 1e-5, regressor=True)
+        assert (q_c or 1) <= (q_r or 1)  # never a smaller share for a regressor
+        if q_r:
+            n_val = int(round(0.5 * q_r * n))
+            std = _score_std_counts(e, 1e-5, "auto", n_val) / n_val
+            assert std <= SCORE_STD_MAX / 4
+    # California's training rows: a classifier would search, a regressor not
+    assert subset_plan(15480, 2, 1e-5) > 0
+    assert subset_plan(15480, 2, 1e-5, regressor=True) == 0.0
+    assert subset_plan(10**6, 1, 1e-5, regressor=True) > 0
+
+
+def test_subset_search_plans_a_regressor_with_the_regressor_rule():
+    from dpestim import Ridge
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20000, 3)) / 2
+    y = X @ np.array([1.0, -1.0, 0.5]) + rng.normal(size=20000) / 4
+    assert subset_plan(20000, 1.0, 1e-5) > 0  # as a classifier it would search
+    est = Ridge(y_bound=(-3.0, 3.0), random_state=0)
+    s = SubsetSearchCV(est, epsilon=1.0, error_bound=9.0, random_state=0).fit(X, y)
+    assert s.plan_ == "defaults" and s.search_ is None
+    plain = Ridge(y_bound=(-3.0, 3.0), random_state=0).fit(X, y)
+    assert np.array_equal(s.best_estimator_.coef_, plain.coef_)
+
+
 def test_defaults_plan_is_one_fit_on_all_rows(data):
     X, y = data
     X, y = X[:500], y[:500]
@@ -61,6 +92,30 @@ def test_defaults_plan_is_one_fit_on_all_rows(data):
     assert s.epsilon_ == est.epsilon_ <= 1.0
     assert s.dp_event_ == est.dp_event_
     assert "no search" in s.privacy_report()
+
+
+@pytest.mark.parametrize("own", [3, 11])
+def test_defaults_plan_releases_the_plain_fit_bit_for_bit(data, own):
+    # no search: the estimator as given, with its own random_state, whatever
+    # the meta-estimator's random_state (a paired comparison with one fit)
+    X, y = data
+    X, y = X[:500], y[:500]
+    est = LogisticRegression(classes=[0, 1], epsilon=1.0, random_state=own)
+    plain = est.__class__(**est.get_params()).fit(X, y)
+    outs = [
+        SubsetSearchCV(est, epsilon=1.0, random_state=rs).fit(X, y)
+        for rs in (0, 7, None)
+    ]
+    for s in outs:
+        assert s.plan_ == "defaults"
+        assert np.array_equal(s.best_estimator_.coef_, plain.coef_)
+        assert np.array_equal(s.best_estimator_.intercept_, plain.intercept_)
+        assert s.dp_event_ == plain.dp_event_
+        assert s.epsilon_ == plain.epsilon_
+        assert s.best_estimator_.random_state == own
+    # another seed of the estimator gives another model (the test can fail)
+    other = LogisticRegression(classes=[0, 1], epsilon=1.0, random_state=own + 1)
+    assert not np.array_equal(other.fit(X, y).coef_, plain.coef_)
 
 
 # -- the guarantee ---------------------------------------------------------------
