@@ -31,6 +31,9 @@ from ..privacy import calibrate_noise
 
 __all__ = [
     "AUTO",
+    "AUTO_ALPHA",
+    "ITERATIVE_SCALE_SHARE_CAP",
+    "resolve_alpha",
     "PRIVATE_CLIP_NORM",
     "resolve_clip_norm",
     "unclipped_smoothness",
@@ -61,6 +64,35 @@ __all__ = [
 ]
 
 AUTO = "auto"
+
+#: ``alpha="auto"``: the L2 penalty in the units the public rules see, i.e.
+#: of the rows after the private row scale (``feature_scale="auto"``); the
+#: former numeric default, so a fit that estimates no scale is unchanged.
+AUTO_ALPHA = 1e-4
+#: ``scale_share_cap`` of the Gaussian iterative solvers (dp-sgd and
+#: accelerated families): below a few thousand rows the default 5% of
+#: epsilon is too little for a reliable private row scale, and up to this
+#: share may then go to the estimates (the class histogram is dropped first
+#: when both do not fit; see :func:`~dpestim.preprocessing._fit_scales.plan_estimates`).
+#: Measured in ``benchmarks/utility/scale_invariance.py`` (BENCHMARKS.md).
+ITERATIVE_SCALE_SHARE_CAP = 0.2
+
+
+def resolve_alpha(alpha, row_scale):
+    """``(alpha in X's units, alpha in the rescaled rows' units)``; public.
+
+    The fit runs on ``x / s`` (``s = row_scale``) with ``w' = s w``. An
+    explicit ``alpha`` is the penalty of the user's objective (``mean loss +
+    alpha / 2 ||w||^2``), i.e. ``alpha / s^2`` on ``w'``. ``"auto"`` is
+    :data:`AUTO_ALPHA` on ``w'`` (the rescaled units the other ``"auto"``
+    rules assume), i.e. ``AUTO_ALPHA s^2`` in the user's units. With ``s =
+    1`` both are the given value exactly.
+    """
+    if is_auto(alpha):
+        return AUTO_ALPHA * row_scale**2, AUTO_ALPHA
+    alpha = float(alpha)
+    return alpha, alpha / row_scale**2
+
 
 #: Fewest passes over the data of a mini-batch run.
 MIN_EPOCHS = 10
