@@ -172,7 +172,7 @@ def test_relative_alpha_resolves_in_the_users_units(monkeypatch):
 
 def test_iterative_solvers_declare_the_cap():
     assert DPSGD.scale_share_cap == DPGD.scale_share_cap == ITERATIVE_SCALE_SHARE_CAP
-    assert 0.05 < ITERATIVE_SCALE_SHARE_CAP <= 0.25
+    assert 0.05 < ITERATIVE_SCALE_SHARE_CAP <= 0.3
 
 
 def test_plan_raises_the_share_and_drops_the_histogram_first():
@@ -184,20 +184,27 @@ def test_plan_raises_the_share_and_drops_the_histogram_first():
     # no cap: the former plan (the row median is dropped)
     old = S.plan_estimates(1.0, 426, share=0.05, **{**kw, "max_share": None})
     assert old.row_epsilon is None
-    # 800 rows: both fit under the cap, the share is the smallest feasible
+    # 800 rows: the row scale alone, at the smallest feasible share
     mid = S.plan_estimates(1.0, 800, share=0.05, **kw)
-    assert mid.row_epsilon is not None and mid.class_epsilon is not None
+    assert mid.row_epsilon is not None and mid.class_epsilon is None
+    assert "class_prior" in mid.notes
     assert 0.05 < mid.epsilon <= cap
     assert S.feasible(mid.row_epsilon, 800, 0.5, S.positive_edges().shape[0] + 1)
-    lower = S.plan_estimates(1.0, 800, share=mid.epsilon * 0.99, **kw)
-    assert lower.epsilon == pytest.approx(mid.epsilon)  # raised to the same
-    # 426 rows: not both; the row scale alone, the histogram dropped, said so
-    small = S.plan_estimates(1.0, 426, share=0.05, **kw)
+    assert not S.feasible(
+        mid.row_epsilon * 0.99, 800, 0.5, S.positive_edges().shape[0] + 1
+    )
+    # 1347 rows, 10 classes: the default share suffices for the row scale
+    # alone, not for both: the row scale at 5%, no histogram
+    digits = S.plan_estimates(1.0, 1347, share=0.05, **{**kw, "n_classes": 10})
+    assert digits.row_epsilon == pytest.approx(0.05) and digits.class_epsilon is None
+    # a required histogram (class_weight="balanced") is kept and counted
+    req = S.plan_estimates(1.0, 800, share=0.05, classes_required=True, **kw)
+    assert req.class_epsilon is not None and req.row_epsilon is not None
+    assert req.epsilon == pytest.approx(2 * mid.epsilon) and req.epsilon <= cap
+    # 426 rows at epsilon 0.5: 20.8% for the row median, under the cap
+    small = S.plan_estimates(0.5, 426, share=0.05, **kw)
     assert small.row_epsilon is not None and small.class_epsilon is None
-    assert small.epsilon <= cap and "class_prior" in small.notes
-    # a required histogram (class_weight="balanced") is never dropped for it
-    req = S.plan_estimates(1.0, 426, share=0.05, classes_required=True, **kw)
-    assert req.class_epsilon is not None
+    assert 0.2 < small.epsilon / 0.5 <= cap
     # too small even for the row scale alone: nothing raised
     tiny = S.plan_estimates(0.5, 300, share=0.05, **kw)
     assert tiny.row_epsilon is None and tiny.epsilon <= 0.05 * 0.5 + 1e-12
