@@ -478,8 +478,9 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
         if _policy.is_auto(self.clip_norm):
             hyperparameters = {"clip_norm": clip_norm, **hyperparameters}
         if _policy.is_auto(self.alpha):
-            # in X's units (the solver's own entry, if any, is kept)
-            hyperparameters.setdefault("alpha", alpha_user)
+            # public: in the rescaled rows' units, as clip_norm (alpha_ is in
+            # X's units); a solver's own entry (its ridge) is kept
+            hyperparameters.setdefault("alpha", alpha_rules)
         hyperparameters.update(scale_notes)
         if balance is not None:
             hyperparameters.update(balance.notes)

@@ -95,7 +95,8 @@ def test_auto_is_1e4_in_the_rescaled_units(make):
     np.testing.assert_array_equal(est.coef_, ref.coef_ / s)
     np.testing.assert_array_equal(est.intercept_, ref.intercept_)
     assert est.alpha_ == 1e-4 * s**2
-    assert est.hyperparameters_["alpha"] == 1e-4 * s**2
+    # the public rules' value, in the rescaled units (as clip_norm)
+    assert est.hyperparameters_["alpha"] == 1e-4
 
 
 def test_auto_follows_the_private_scale_of_x_times_k():
