@@ -43,7 +43,9 @@ _SKLEARN_HINTS = {
     "C": (
         "dpestim takes the L2 penalty as alpha, in the objective mean loss + "
         "alpha / 2 ||w||^2: scikit-learn's C (C * sum of losses + ||w||^2 / 2) "
-        "is alpha = 1 / (C * n_samples)"
+        "is alpha = 1 / (C * n_samples) (an explicit alpha is in the units of "
+        "X as given; the default alpha='auto' is 1e-4 in the units of the "
+        "privately rescaled rows)"
     ),
     "penalty": (
         "only the L2 penalty is supported (set its strength with alpha; "

@@ -194,6 +194,11 @@ def test_plan_raises_the_share_and_drops_the_histogram_first():
     assert not S.feasible(
         mid.row_epsilon * 0.99, 800, 0.5, S.positive_edges().shape[0] + 1
     )
+    # 3000 rows at epsilon 0.5: both fit in twice the default share: both kept
+    both = S.plan_estimates(0.5, 3000, share=0.05, **kw)
+    assert both.row_epsilon is not None and both.class_epsilon is not None
+    assert 0.05 < both.epsilon / 0.5 <= 0.1
+    assert S.feasible(both.row_epsilon, 3000, 0.5, S.positive_edges().shape[0] + 1)
     # 1347 rows, 10 classes: the default share suffices for the row scale
     # alone, not for both: the row scale at 5%, no histogram
     digits = S.plan_estimates(1.0, 1347, share=0.05, **{**kw, "n_classes": 10})
