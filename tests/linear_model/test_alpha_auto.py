@@ -242,3 +242,19 @@ def test_solver_without_cap_is_unchanged_at_small_n():
     )
     assert est.feature_scale_ == 1.0
     assert "not estimated" in est.hyperparameters_["feature_scale"]
+
+
+def test_private_search_over_relative_alpha():
+    """PrivateSearchCV with alpha="auto": Relative(alpha) resolves against the
+    plan's alpha in X's units. Its candidates run at a fixed noise multiplier,
+    which estimates no scale (no budget to share): s = 1 there, alpha 1e-4."""
+    from dpestim.model_selection import PrivateSearchCV, Relative
+
+    X, y = _classification(n=4000, d=4)
+    est = LogisticRegression(classes=[0, 1], max_iter=2, batch_size=100)
+    search = PrivateSearchCV(
+        est, {"alpha": Relative([4.0])}, epsilon=1.0, n_candidates=2, random_state=0
+    ).fit(X, y)
+    assert search.best_params_["alpha"] == pytest.approx(4e-4)
+    assert search.best_estimator_.alpha_ == pytest.approx(4e-4)
+    assert search.score(X, y) > 0.8
