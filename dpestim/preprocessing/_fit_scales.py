@@ -394,7 +394,7 @@ def _raised_share(
     smallest one at which the row / target draws are feasible, and an
     optional class histogram is dropped (``classes`` is then ``None``): at
     such ``n`` the row scale is worth its budget, the prior intercept is not
-    (measured: German, 800 rows, epsilon 0.5, row scale and histogram at
+    (measured: German, 750 rows, epsilon 0.5, row scale and histogram at
     23.6% of epsilon 0.692, the row scale alone at 11.8% 0.709; epsilon 1,
     11.1% 0.719, 5.9% 0.726). A required histogram
     (``class_weight="balanced"``) is kept and counted in the share.
