@@ -563,6 +563,8 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
             result.intercept.astype(coef_dtype, copy=False),
         )
         for name, value in result.attributes.items():
+            if name == "coef_path_" and row_scale != 1.0:
+                value = value / row_scale  # iterates in the user's units too
             setattr(self, name, value)
         self._report = PrivacyReport(
             estimator=type(self).__name__,
