@@ -442,6 +442,7 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
                 )
             )
         self._scale_fit = (scale_plan, rng)
+        X_given = X  # the records as given (the composition registry's key)
         X, row_scale, scale_notes = self._apply_feature_scale(
             X, scale_plan, rng, solver.row_norm_target
         )
@@ -518,8 +519,9 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
                 lambda noise: solver.make_event(noise, plan),
                 plan,
             ),
-            data=X if blocked is None else None,  # composition warning only
-            epsilon=epsilon,
+            data=X_given if blocked is None else None,  # composition warning only
+            # the whole fit: the solver's run and the scale estimates
+            epsilon=epsilon + scale_plan.epsilon if scale_events else epsilon,
             delta=solver.guarantee_delta(self.delta),
         )
         n_steps = solver.n_steps(plan)
