@@ -1,14 +1,17 @@
 """Invariance of the defaults to the user's scaling (issue 25): measurements.
 
-Rows (epsilon = 1, delta = 1e-5, default solver, ``--seeds`` seeds each):
+Rows (epsilon = 1, delta = 1e-5, default solver and ``alpha="auto"``,
+``--seeds`` seeds each):
 
 * Adult (``load_adult``), ``LogisticRegression``: ``X`` multiplied by ``k`` in
   {1e-3, 1e-2, 0.1, 1, 10, 100, 1e3} and rows scaled to unit norm, with the
   private scale estimate (``feature_scale="auto"``, the default) and without
-  it (``feature_scale=None``, the former default); scikit-learn's
-  ``LogisticRegression`` of the same objective (``C = 1 / (alpha n)``) on the
-  same features for reference (non-private). The same with ``solver="dp-gd"``
-  (pure DP) at a few ``k``.
+  it (``feature_scale=None``); scikit-learn's ``LogisticRegression`` of the
+  objective the ``auto`` fit solved (``C = 1 / (alpha_ n)``) on the same
+  features for reference (non-private). ``solver="dp-gd"`` (pure DP) at a
+  few ``k``; the former default ``alpha=1e-4`` given explicitly at ``k`` =
+  0.01 and 0.1; epsilon 0.5 at ``k = 1`` (part ``adult-eps05``: the
+  estimates' cost at the loader's scaling).
 * California housing (``load_california_housing``, features scaled by the
   loader's public constants), ``Ridge`` with no bound given (``y_bound="auto"``,
   the default) on the target ``k y + c`` for ``k`` in {1e-3, ..., 1e3} and
@@ -20,10 +23,14 @@ Rows (epsilon = 1, delta = 1e-5, default solver, ``--seeds`` seeds each):
 * Breast cancer and digits (the defaults matrix's preparation,
   ``benchmarks/utility/defaults.py``: breast cancer standardised with the
   training statistics and divided by ``sqrt(d)``, digits / 16),
-  ``LogisticRegression`` with ``solver="dp-sgd"`` and ``"dp-gd"``: the loader's
+  ``LogisticRegression`` with ``solver="auto"`` and ``"dp-gd"``: the loader's
   ``X`` multiplied by ``k`` as for Adult, rows scaled to unit norm, and
   scikit-learn's ``StandardScaler`` fitted on the training rows (a
   non-private preprocessing, for reference), ``auto`` and ``none`` as above.
+* Small data, the share raise (part ``cap``): breast cancer, German and
+  digits (the same preparation), ``X`` and ``X x 0.01``, epsilon 1 and 0.5,
+  ``auto`` and ``dp-gd``, with the Gaussian iterative solvers'
+  ``scale_share_cap`` and without it (the former plan).
 * Minimax estimators (part ``minimax``): ``MinimaxLogisticRegression`` and
   ``FairLogisticRegression`` on Adult (sensitive feature sex) with ``X``
   multiplied by 0.1, 1, 100, ``feature_scale="auto"`` / ``None``; and
@@ -34,7 +41,7 @@ Rows (epsilon = 1, delta = 1e-5, default solver, ``--seeds`` seeds each):
 
 Usage::
 
-    PYTHONPATH=. nice -n 10 python benchmarks/utility/scale_invariance.py --seeds 2
+    PYTHONPATH=. nice -n 10 python benchmarks/utility/scale_invariance.py --seeds 3
     PYTHONPATH=. nice -n 10 python benchmarks/utility/scale_invariance.py \
         --parts california --california-seeds 5
 
@@ -68,46 +75,56 @@ KS = [1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3]
 ALPHA = 1e-4
 
 
-def adult_rows(seeds, solver, ks, same_objective=False):
-    """``same_objective``: ``alpha = 1e-4 k^2``, the objective of ``k = 1``."""
+def adult_rows(seeds, solver, ks, explicit_alpha=False, epsilon=1.0):
+    """Adult x k at the defaults (``alpha="auto"``).
+
+    ``explicit_alpha``: ``alpha=1e-4`` given (the former default, the
+    objective in the user's units). scikit-learn: the objective the first
+    seed's ``auto`` fit solved (``alpha_``, in the user's units).
+    """
     b = load_adult()
     X, y, Xt, yt = b.data, b.target, b.data_test, b.target_test
     out = []
-    cases = [(f"x{k:g}", X * k, Xt * k, ALPHA) for k in ks]
-    if same_objective:
-        cases = [(f"x{k:g}, alpha=1e-4 k^2", X * k, Xt * k, ALPHA * k**2) for k in ks]
-    elif solver == "dp-sgd":
-        cases.append(("unit-norm rows", unit_rows(X), unit_rows(Xt), ALPHA))
-    for name, Xa, Xta, alpha in cases:
-        sk = SkLogistic(C=1.0 / (alpha * X.shape[0]), max_iter=2000)
-        sk.fit(Xa, y)
+    cases = [(f"x{k:g}", X * k, Xt * k) for k in ks]
+    if explicit_alpha:
+        cases = [(f"x{k:g}, alpha=1e-4 (explicit)", X * k, Xt * k) for k in ks]
+    elif solver == "auto" and epsilon == 1.0:
+        cases.append(("unit-norm rows", unit_rows(X), unit_rows(Xt)))
+    extra = {"alpha": ALPHA} if explicit_alpha else {}
+    for name, Xa, Xta in cases:
         row = {
             "dataset": "adult",
             "solver": solver,
             "features": name,
-            "sklearn": float(sk.score(Xta, yt)),
+            "epsilon": epsilon,
         }
         for mode in ("auto", None):
-            row["auto" if mode else "none"] = _seed_scores(
-                (Xa, y, Xta, yt), seeds, alpha=alpha, classes=[0, 1], solver=solver,
-                feature_scale=mode,
+            scores, fitted = _seed_scores(
+                (Xa, y, Xta, yt), seeds, classes=[0, 1], solver=solver,
+                feature_scale=mode, epsilon=epsilon, **extra,
             )  # fmt: skip
+            row["auto" if mode else "none"] = scores
+            if mode:
+                row["alpha_"] = float(fitted.alpha_)
+                row["share"] = fitted.privacy_report().estimates
+        sk = SkLogistic(C=1.0 / (row["alpha_"] * X.shape[0]), max_iter=2000)
+        row["sklearn"] = float(sk.fit(Xa, y).score(Xta, yt))
         out.append(row)
         print(row, flush=True)
     return out
 
 
-def _seed_scores(data, seeds, **params):
-    """Test accuracy of ``LogisticRegression(epsilon=1, **params)`` per seed."""
+def _seed_scores(data, seeds, epsilon=1.0, **params):
+    """Test accuracy of ``LogisticRegression(**params)`` per seed, last fit."""
     Xa, y, Xta, yt = data
     scores = []
     for seed in range(seeds):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            clf = LogisticRegression(epsilon=1.0, random_state=seed, **params)
+            clf = LogisticRegression(epsilon=epsilon, random_state=seed, **params)
             clf.fit(Xa, y)
         scores.append(float(clf.score(Xta, yt)))
-    return scores
+    return scores, clf
 
 
 def small_rows(dataset, seeds, solver):
@@ -118,27 +135,76 @@ def small_rows(dataset, seeds, solver):
     classes = np.unique(np.concatenate([y, yt]))
     cases = [(f"x{k:g}", X * k, Xt * k) for k in KS]
     cases.append(("unit-norm rows", unit_rows(X), unit_rows(Xt)))
-    # fitted on the training rows: non-private (reference preprocessing)
     cases.append(("StandardScaler (non-private)", *standardised(X, Xt)))
     values, counts = np.unique(y, return_counts=True)
     majority = float(np.mean(yt == values[np.argmax(counts)]))
     out = []
     for name, Xa, Xta in cases:
-        sk = SkLogistic(C=1.0 / (ALPHA * X.shape[0]), max_iter=5000).fit(Xa, y)
         row = {
             "dataset": dataset,
             "solver": solver,
             "features": name,
-            "sklearn": float(sk.score(Xta, yt)),
             "majority": majority,
         }
         for mode in ("auto", None):
-            row["auto" if mode else "none"] = _seed_scores(
+            scores, fitted = _seed_scores(
                 (Xa, y, Xta, yt), seeds, classes=classes, solver=solver,
                 feature_scale=mode,
             )  # fmt: skip
+            row["auto" if mode else "none"] = scores
+            if mode:
+                row["alpha_"] = float(fitted.alpha_)
+                row["share"] = fitted.privacy_report().estimates
+        # the objective of the auto fit (alpha_ in the user's units)
+        sk = SkLogistic(C=1.0 / (row["alpha_"] * X.shape[0]), max_iter=5000)
+        row["sklearn"] = float(sk.fit(Xa, y).score(Xta, yt))
         out.append(row)
         print(row, flush=True)
+    return out
+
+
+def cap_rows(seeds):
+    """Cost / gain of the small-n share raise (``scale_share_cap``).
+
+    The loader's ``X`` (x1) and ``X x 0.01``, epsilon 1 and 0.5, ``auto`` and
+    ``dp-gd``: the cap of the Gaussian iterative solvers as built against
+    none (the former plan: the row scale dropped when 5% is too little).
+    """
+    from defaults import load
+
+    from dpestim.solvers import DPSGD, AcceleratedSolver
+
+    built = DPSGD.scale_share_cap
+    out = []
+    for dataset in ("breast_cancer", "german", "digits"):
+        X, y, Xt, yt, _ = load(dataset)
+        classes = np.unique(np.concatenate([y, yt]))
+        for solver in ("auto", "dp-gd"):
+            for eps in (1.0, 0.5):
+                for k in (1.0, 0.01):
+                    row = {
+                        "dataset": "cap",
+                        "data": dataset,
+                        "solver": solver,
+                        "epsilon": eps,
+                        "features": f"x{k:g}",
+                    }
+                    for label, cap in (("cap", built), ("no cap", None)):
+                        DPSGD.scale_share_cap = cap
+                        AcceleratedSolver.scale_share_cap = cap
+                        try:
+                            scores, fitted = _seed_scores(
+                                (X * k, y, Xt * k, yt), seeds, epsilon=eps,
+                                classes=classes, solver=solver,
+                            )  # fmt: skip
+                        finally:
+                            DPSGD.scale_share_cap = built
+                            AcceleratedSolver.scale_share_cap = built
+                        row[label] = scores
+                        row[f"{label} share"] = fitted.privacy_report().estimates
+                    row["cap value"] = built
+                    out.append(row)
+                    print(row, flush=True)
     return out
 
 
@@ -332,21 +398,24 @@ def report(records, meta):
     lines = [
         "# Scale invariance of the defaults (issue 25)",
         "",
-        f"Command: `{meta['command']}`; {meta['seeds']} seeds; epsilon = 1, "
-        "delta = 1e-5; median (per seed). `auto`: the private scale "
-        "estimates (the new default); `none`: `feature_scale=None` (the former "
-        "default). scikit-learn: the same objective, non-private.",
+        f"Command: `{meta['command']}`; {meta['seeds']} seeds; epsilon = 1 "
+        "unless stated, delta = 1e-5; median (per seed). `auto`: the private "
+        'scale estimates (the default); `none`: `feature_scale=None`. `alpha="auto"` '
+        "(the default) is 1e-4 in the rescaled rows' units; `alpha_`: its value "
+        "in the user's units (first seed of `auto`). scikit-learn: the objective "
+        "of that `alpha_`, non-private.",
         "",
         "## Adult, LogisticRegression (test accuracy; majority 0.764)",
         "",
-        "| solver | features | auto | none | scikit-learn |",
-        "|---|---|---|---|---|",
+        "| solver | epsilon | features | auto | none | alpha_ | scikit-learn |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in records:
         if r["dataset"] == "adult":
             lines.append(
-                f"| {r['solver']} | {r['features']} | {_fmt(r['auto'])} | "
-                f"{_fmt(r['none'])} | {_fmt(r['sklearn'])} |"
+                f"| {r['solver']} | {r.get('epsilon', 1.0):g} | {r['features']} | "
+                f"{_fmt(r['auto'])} | {_fmt(r['none'])} | "
+                f"{r.get('alpha_', ALPHA):.3g} | {_fmt(r['sklearn'])} |"
             )
     for ds in SMALL:
         rows = [r for r in records if r["dataset"] == ds]
@@ -360,8 +429,9 @@ def report(records, meta):
             "Within 1 point of `x1` (the loader): the issue's target for `k`; "
             "for unit-norm rows, within 1 point of the loader's scaling.",
             "",
-            "| solver | features | auto | none | scikit-learn | auto vs x1 (1 pt) |",
-            "|---|---|---|---|---|---|",
+            "| solver | features | auto | none | alpha_ | scikit-learn "
+            "| auto vs x1 (1 pt) |",
+            "|---|---|---|---|---|---|---|",
         ]
         ref = {
             r["solver"]: float(np.median(r["auto"]))
@@ -375,7 +445,34 @@ def report(records, meta):
                 ok = f"(reference, {gap:+.3f})"
             lines.append(
                 f"| {r['solver']} | {r['features']} | {_fmt(r['auto'])} | "
-                f"{_fmt(r['none'])} | {_fmt(r['sklearn'])} | {ok} |"
+                f"{_fmt(r['none'])} | {r.get('alpha_', ALPHA):.3g} | "
+                f"{_fmt(r['sklearn'])} | {ok} |"
+            )
+    cap = [r for r in records if r["dataset"] == "cap"]
+    if cap:
+        lines += [
+            "",
+            "## Small data: the share raise of the Gaussian iterative solvers",
+            "",
+            f"`scale_share_cap = {cap[0]['cap value']:g}` (dp-sgd and "
+            "accelerated families): the row scale's share raised to the "
+            "smallest reliable one up to the cap, the class histogram dropped "
+            "then; `no cap`: the former plan (the row scale dropped when 5% of "
+            "epsilon is too little). Test accuracy, the loader's `X` and `X x "
+            "0.01`.",
+            "",
+            "| data | solver | epsilon | features | cap | no cap | cap - no cap "
+            "| estimates (cap) |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for r in cap:
+            gap = float(np.median(r["cap"]) - np.median(r["no cap"]))
+            share = r["cap share"].split(" in all = ")[-1].split(" of ")[0]
+            share = share if r["cap share"] else "none"
+            lines.append(
+                f"| {r['data']} | {r['solver']} | {r['epsilon']:g} | "
+                f"{r['features']} | {_fmt(r['cap'])} | {_fmt(r['no cap'])} | "
+                f"{gap:+.3f} | {share} |"
             )
     lines += california_report(records)
     mm = [r for r in records if r["dataset"] == "minimax"]
@@ -401,15 +498,26 @@ def report(records, meta):
 
 
 SMALL = ("breast_cancer", "digits")
-PARTS = ("adult-sgd", "adult-alpha", "adult-dpgd", "california", *SMALL, "minimax")
+PARTS = (
+    "adult-auto",
+    "adult-alpha",
+    "adult-dpgd",
+    "adult-eps05",
+    "california",
+    *SMALL,
+    "cap",
+    "minimax",
+)
 
 
 def _part(record):
-    if record["dataset"] in ("california", "minimax", *SMALL):
+    if record["dataset"] in ("california", "minimax", "cap", *SMALL):
         return record["dataset"]
     if "alpha=" in record["features"]:
         return "adult-alpha"
-    return "adult-sgd" if record["solver"] == "dp-sgd" else "adult-dpgd"
+    if record.get("epsilon", 1.0) != 1.0:
+        return "adult-eps05"
+    return "adult-dpgd" if record["solver"] == "dp-gd" else "adult-auto"
 
 
 def main():
@@ -434,18 +542,22 @@ def main():
     out = RESULTS / "scale_invariance.json"
     old = json.loads(out.read_text()) if out.exists() else {"records": []}
     records = [r for r in old["records"] if _part(r) not in args.parts]
-    if "adult-sgd" in args.parts:
-        records += adult_rows(args.seeds, "dp-sgd", KS)
+    if "adult-auto" in args.parts:
+        records += adult_rows(args.seeds, "auto", KS)
     if "adult-alpha" in args.parts:
-        records += adult_rows(args.seeds, "dp-sgd", [1e-3, 1e-2], True)
+        records += adult_rows(args.seeds, "auto", [1e-2, 0.1], True)
     if "adult-dpgd" in args.parts:
-        records += adult_rows(args.seeds, "dp-gd", [1e-2, 1.0, 100.0])
+        records += adult_rows(args.seeds, "dp-gd", [1e-2, 0.1, 1.0, 100.0])
+    if "adult-eps05" in args.parts:
+        records += adult_rows(args.seeds, "auto", [1.0], epsilon=0.5)
     if "california" in args.parts:
         records += california_rows(args.california_seeds or args.seeds)
     for ds in SMALL:
         if ds in args.parts:
-            for solver in ("dp-sgd", "dp-gd"):
+            for solver in ("auto", "dp-gd"):
                 records += small_rows(ds, args.seeds, solver)
+    if "cap" in args.parts:
+        records += cap_rows(args.seeds)
     if "minimax" in args.parts:
         records += minimax_rows(args.seeds)
     records.sort(key=lambda r: PARTS.index(_part(r)))

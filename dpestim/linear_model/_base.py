@@ -43,7 +43,9 @@ _SKLEARN_HINTS = {
     "C": (
         "dpestim takes the L2 penalty as alpha, in the objective mean loss + "
         "alpha / 2 ||w||^2: scikit-learn's C (C * sum of losses + ||w||^2 / 2) "
-        "is alpha = 1 / (C * n_samples)"
+        "is alpha = 1 / (C * n_samples) (an explicit alpha is in the units of "
+        "X as given; the default alpha='auto' is 1e-4 in the units of the "
+        "privately rescaled rows)"
     ),
     "penalty": (
         "only the L2 penalty is supported (set its strength with alpha; "
@@ -91,7 +93,7 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
             Options(Real, {math.inf}),
             StrOptions({AUTO}),
         ],
-        "alpha": [Interval(Real, 0, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="left"), StrOptions({AUTO})],
         "fit_intercept": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({AUTO})],
         "batch_size": [Interval(Integral, 1, None, closed="left"), StrOptions({AUTO})],
@@ -132,7 +134,7 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
         delta=1e-5,
         noise_multiplier=None,
         clip_norm="auto",
-        alpha=1e-4,
+        alpha="auto",
         fit_intercept=True,
         max_iter="auto",
         batch_size="auto",
@@ -335,7 +337,9 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
             n_features=d,
             n_outputs=n_outputs,
             loss=loss,
-            alpha=float(self.alpha) if alpha is None else float(alpha),
+            alpha=_policy.resolve_alpha(self.alpha, 1.0)[1]
+            if alpha is None
+            else float(alpha),
             fit_intercept=bool(self.fit_intercept),
             clip_norm=clip_norm,
             row_norm=norms[0],
@@ -438,9 +442,12 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
                 )
             )
         self._scale_fit = (scale_plan, rng)
+        X_given = X  # the records as given (the composition registry's key)
         X, row_scale, scale_notes = self._apply_feature_scale(
             X, scale_plan, rng, solver.row_norm_target
         )
+        # alpha="auto": 1e-4 in the units of the rescaled rows (public rule)
+        alpha_user, alpha_rules = _policy.resolve_alpha(self.alpha, row_scale)
         loss, Y = self._encode_targets(y)
         if not np.isfinite(np.einsum("ij,ij->i", Y, Y)).all():
             raise ValueError(
@@ -465,13 +472,18 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
             loss,
             clip_norm=clip_norm,
             norms=norms,
-            # rows in units of s: alpha / s^2; class weights normalised to a
-            # largest value of 1: the objective divided by it (same optimum)
-            alpha=float(self.alpha) / row_scale**2 / weight_max,
+            # rows in units of s: alpha / s^2 (explicit alpha); class
+            # weights normalised to a largest value of 1: the objective
+            # divided by it (same optimum)
+            alpha=alpha_rules / weight_max,
             blocked=blocked is not None,
         )
         if _policy.is_auto(self.clip_norm):
             hyperparameters = {"clip_norm": clip_norm, **hyperparameters}
+        if _policy.is_auto(self.alpha):
+            # public: in the rescaled rows' units, as clip_norm (alpha_ is in
+            # X's units); a solver's own entry (its ridge) is kept
+            hyperparameters.setdefault("alpha", alpha_rules)
         hyperparameters.update(scale_notes)
         if balance is not None:
             hyperparameters.update(balance.notes)
@@ -493,6 +505,8 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
                 intercept_init=balance.intercept_init,
                 class_weights=balance.class_weights,
             )
+        # for model selection's Relative(alpha) (not part of the event)
+        plan = replace(plan, user_alpha=alpha_user)
         solver.check_plan(plan)
         nm, epsilon, event = self._resolve_noise(solver, plan, spent=scale_plan.epsilon)
         # Budgets / model selection see the mechanism before it runs (and may refuse).
@@ -505,8 +519,9 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
                 lambda noise: solver.make_event(noise, plan),
                 plan,
             ),
-            data=X if blocked is None else None,  # composition warning only
-            epsilon=epsilon,
+            data=X_given if blocked is None else None,  # composition warning only
+            # the whole fit: the solver's run and the scale estimates
+            epsilon=epsilon + scale_plan.epsilon if scale_events else epsilon,
             delta=solver.guarantee_delta(self.delta),
         )
         n_steps = solver.n_steps(plan)
@@ -536,6 +551,7 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
         self.epsilon_ = epsilon
         self.dp_event_ = dp_event
         self.feature_scale_ = row_scale
+        self.alpha_ = alpha_user
         self.hyperparameters_ = hyperparameters
         self.clip_norm_ = plan.clip_norm
         self.max_iter_ = plan.max_iter
@@ -549,6 +565,8 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
             result.intercept.astype(coef_dtype, copy=False),
         )
         for name, value in result.attributes.items():
+            if name == "coef_path_" and row_scale != 1.0:
+                value = value / row_scale  # iterates in the user's units too
             setattr(self, name, value)
         self._report = PrivacyReport(
             estimator=type(self).__name__,

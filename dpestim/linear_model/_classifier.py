@@ -39,7 +39,7 @@ class BaseDPLinearClassifier(ClassBalanceMixin, ClassifierMixin, BaseDPLinearMod
         delta=1e-5,
         noise_multiplier=None,
         clip_norm="auto",
-        alpha=1e-4,
+        alpha="auto",
         fit_intercept=True,
         max_iter="auto",
         batch_size="auto",
@@ -84,23 +84,25 @@ class BaseDPLinearClassifier(ClassBalanceMixin, ClassifierMixin, BaseDPLinearMod
     def _resolve_coef_bound(self, n_outputs):
         """The radius of ``coef_`` (Frobenius norm), or ``None``; public.
 
-        ``"auto"``: ``sqrt(2 loss(0) / alpha)``. The optimum ``(W*, b*)`` of
-        ``mean_i loss_i + alpha / 2 ||W||^2`` has ``alpha / 2 ||W*||^2 <=
-        F(W*, b*) <= F(0, 0) = loss(0)`` (losses are >= 0 and the intercept
-        is not penalised), so this ball contains it. ``None`` for
+        ``"auto"``: ``sqrt(2 loss(0) / alpha)`` with ``alpha = alpha_`` (the
+        fit's penalty in the units of ``X``, ``alpha="auto"`` resolved). The
+        optimum ``(W*, b*)`` of ``mean_i loss_i + alpha / 2 ||W||^2`` has
+        ``alpha / 2 ||W*||^2 <= F(W*, b*) <= F(0, 0) = loss(0)`` (losses are
+        >= 0 and the intercept is not penalised), so this ball contains it. ``None`` for
         ``alpha = 0`` (no penalty, no such ball).
         """
         bound = self.coef_bound
         if bound is None:
             return None
         if isinstance(bound, str):
-            if not self.alpha > 0:
+            alpha = self.alpha_
+            if not alpha > 0:
                 return None
             # with class weights the objective is mean w_i loss_i: at zero at
             # most max(w) loss(0) (w released or public: class_weight_)
             w = getattr(self, "class_weight_", None)
             wmax = 1.0 if w is None else float(np.max(w))
-            return math.sqrt(2.0 * wmax * self._loss_at_zero(n_outputs) / self.alpha)
+            return math.sqrt(2.0 * wmax * self._loss_at_zero(n_outputs) / alpha)
         return float(bound)
 
     def _set_coef(self, coef, intercept):

@@ -21,12 +21,19 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
         non-private one (``epsilon=inf`` or ``noise_multiplier=0``), whose
         ``"auto"`` step rule then reads the data's row norms (only then; the
         report says the fit is not private). Resolved value: ``clip_norm_``.
-    alpha : float, default=1e-4
+    alpha : float or "auto", default="auto"
         L2 penalty on the mean loss: the objective is
         ``mean_i loss_i + alpha / 2 * ||coef||^2`` (the intercept is not
         penalised). ``LogisticRegression(C=...)`` of scikit-learn corresponds to
         ``alpha = 1 / (C * n_samples)`` and ``Ridge(alpha=a)`` to
-        ``alpha = a / n_samples``.
+        ``alpha = a / n_samples``. A float is the penalty of that objective in
+        the units of ``X`` as given. ``"auto"``: ``1e-4`` in the units the
+        ``"auto"`` rules run in, i.e. on the rows ``x / s`` of
+        ``feature_scale``, which is ``1e-4 s^2`` in the units of ``X`` (the
+        same penalty relative to the loss whatever the scale of ``X``;
+        exactly ``1e-4`` when no scale is estimated, ``s = 1``). Resolved
+        value: ``alpha_`` (and ``hyperparameters_["alpha"]``, in the
+        rescaled units).
     fit_intercept : bool, default=True
         Whether to fit an intercept (its gradient is clipped together with the
         coefficients' gradient).
@@ -100,7 +107,8 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         (the behaviour before this option). The objective is kept: the fit
         minimises over ``w' = s w`` with ``alpha' = alpha / s^2`` and
         ``coef_ = w' / s`` (so ``epsilon=inf`` still gives scikit-learn's
-        optimum). Resolved value: ``feature_scale_``.
+        optimum; ``alpha="auto"`` is instead ``1e-4`` in the units of
+        ``x / s``). Resolved value: ``feature_scale_``.
     scale_share : float in (0, 1), default=0.05
         Share of ``epsilon`` spent on the private scale estimates of one fit
         (``feature_scale="auto"``; Ridge's ``y_bound="auto"``), split equally
@@ -115,7 +123,10 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         raise the share to the smallest reliable one when that is at most
         their ``scale_share_cap`` (AdaSSP half of ``epsilon``, objective
         perturbation a fifth; public: ``n``, ``epsilon``, which estimates
-        run)."""
+        run); the dp-sgd and accelerated families do so, up to a quarter of
+        ``epsilon``, for the row scale alone (a class histogram that does
+        not fit in the default share is then not run): at ``epsilon n >=
+        177``, e.g. 426 rows at ``epsilon = 0.5``."""
 
 CLASS_PRIOR_PARAM = """class_prior : "auto", array-like of shape (n_classes,) or None, \
 default="auto"
@@ -197,6 +208,9 @@ ATTRIBUTES = """coef_ : ndarray
     feature_scale_ : float
         The row unit ``s`` the fit ran in (1: ``X`` as given); private
         (covered by the guarantee) when estimated.
+    alpha_ : float
+        The L2 penalty of the fitted objective in the units of ``X``
+        (``alpha``, or ``1e-4 feature_scale_^2`` for ``alpha="auto"``).
     max_iter_, batch_size_, learning_rate_ : int, int, float
         The values the run used (``"auto"`` resolved from public quantities).
     hyperparameters_ : dict

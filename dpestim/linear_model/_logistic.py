@@ -60,8 +60,8 @@ class LogisticRegression(BaseDPLinearClassifier):
         """
         scores = self._decision(X)
         if scores.shape[1] == 1:
-            p = expit(scores[:, 0])
-            return np.column_stack([1.0 - p, p])
+            # expit(-s), not 1 - expit(s): no underflow to 0 for s > 37
+            return np.column_stack([expit(-scores[:, 0]), expit(scores[:, 0])])
         return softmax(scores, axis=1)
 
     def predict_log_proba(self, X):

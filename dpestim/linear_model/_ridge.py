@@ -32,7 +32,7 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         delta=1e-5,
         noise_multiplier=None,
         clip_norm="auto",
-        alpha=1e-4,
+        alpha="auto",
         fit_intercept=True,
         max_iter="auto",
         batch_size="auto",

@@ -70,7 +70,8 @@ class PrivateScalesMixin:
         left to ``"auto"``: the row scale with ``feature_scale="auto"`` and
         ``clip_norm="auto"`` (an explicit ``clip_norm`` is in the units of
         ``X``) on in-memory ``X``. A solver with a ``scale_share_cap`` (the
-        one-shot solvers, whose bounds are the statistics' scale) gets the
+        one-shot solvers, whose bounds are the statistics' scale; the dp-sgd
+        and accelerated families, for the row scale at small ``n``) gets the
         share raised, up to that cap, when ``scale_share`` is too small for
         the estimates to be reliable at this ``n`` and ``epsilon``.
         """
@@ -100,9 +101,10 @@ class PrivateScalesMixin:
         """``(X / s, s, notes)``: the rows in the units the rules assume.
 
         ``s`` is the private row scale (``feature_scale="auto"``), the given
-        ``feature_scale`` (a public float), or 1. The objective is kept: the
-        estimator fits ``w' = s w`` with ``alpha' = alpha / s^2`` and maps
-        ``coef_ = w' / s`` back.
+        ``feature_scale`` (a public float), or 1. The estimator fits ``w' = s
+        w`` and maps ``coef_ = w' / s`` back; an explicit ``alpha`` keeps the
+        user's objective (``alpha' = alpha / s^2``), ``alpha="auto"`` is
+        ``1e-4`` on ``w'`` (:func:`~dpestim.solvers._policy.resolve_alpha`).
         """
         fs = self.feature_scale
         if fs is None:

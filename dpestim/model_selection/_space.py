@@ -108,6 +108,10 @@ def resolve_relative(params, plan):
         if isinstance(value, Factor):
             attr = name.rsplit("__", 1)[-1]
             base = getattr(plan, attr, None)
+            if attr == "alpha" and getattr(plan, "user_alpha", None) is not None:
+                # the plan's alpha is in the rescaled rows' units; the
+                # candidate's alpha is read in X's units
+                base = plan.user_alpha
             if not isinstance(base, numbers.Real):
                 raise ValueError(
                     f"Relative values for {name!r} need an estimator whose solver "

@@ -290,8 +290,9 @@ def plan_estimates(
     range is estimated, :data:`TARGET_DRAWS` draws each; ``classes``: the
     Laplace histogram of the class counts, one draw). With ``max_share``
     (a solver that cannot do without the scales, ``scale_share_cap``) a share
-    too small for the row and target draws is raised to
-    :func:`feasible_share` when that is at most ``max_share``. A median that would
+    too small for the row and target draws is raised to the smallest
+    feasible one when that is at most ``max_share``, an optional class
+    histogram then dropped (:func:`_raised_share`). A median that would
     not be :func:`feasible` at its epsilon is dropped (with a note), and the
     budget of the remaining draws is recomputed, so that what runs is worth
     its cost; what is dropped costs nothing. The histogram (``n_classes``
@@ -301,9 +302,25 @@ def plan_estimates(
     """
     notes = {}
     if max_share is not None:
-        need = feasible_share(epsilon, n_samples, rows=rows, targets=targets)
-        if share < need <= max_share:
-            share = need * (1.0 + 1e-9)
+        share, classes = _raised_share(
+            epsilon,
+            n_samples,
+            share,
+            max_share,
+            rows=rows,
+            targets=targets,
+            classes=classes,
+            n_classes=n_classes,
+            count_sensitivity=count_sensitivity,
+            classes_required=classes_required,
+        )
+        if classes is None:  # dropped so that the row / target draws fit
+            classes = False
+            notes["class_prior"] = (
+                f"not estimated: {share:.4g} x epsilon x n_samples too small "
+                "for the row scale and a useful class histogram, and the row "
+                "scale comes first (the run starts at intercept 0)"
+            )
     n_pos = positive_edges().shape[0] + 1
     n_signed = signed_edges().shape[0] + 1
     total = share * epsilon
@@ -352,6 +369,67 @@ def plan_estimates(
         notes,
         class_epsilon=each if classes else None,
     )
+
+
+def _histogram_epsilon(n_samples, n_classes, sensitivity):
+    """Smallest epsilon of a :func:`histogram_feasible` class histogram."""
+    return (
+        math.sqrt(2.0)
+        * sensitivity
+        * max(int(n_classes), 1)
+        / (COUNT_NOISE_LIMIT * n_samples)
+    )
+
+
+def _raised_share(
+    epsilon,
+    n_samples,
+    share,
+    max_share,
+    *,
+    rows,
+    targets,
+    classes,
+    n_classes,
+    count_sensitivity,
+    classes_required,
+):
+    """``(share, classes)`` of a solver with a ``scale_share_cap`` (public).
+
+    Only when a row scale or a target range is asked for and ``share`` is too
+    small for every draw (equal split: each draw gets the epsilon of the
+    hardest, the class histogram's included): the share is raised to the
+    smallest one at which every draw is feasible when that is at most twice
+    ``share`` (and ``max_share``); otherwise, up to ``max_share``, to the
+    smallest one at which the row / target draws are feasible, and an
+    optional class histogram is dropped (``classes`` is then ``None``): at
+    such ``n`` the row scale is worth its budget, the prior intercept is not
+    (measured: German, 750 rows, epsilon 0.5, row scale and histogram at
+    23.6% of epsilon 0.692, the row scale alone at 11.8% 0.709; epsilon 1,
+    11.1% 0.719, 5.9% 0.726). A required histogram
+    (``class_weight="balanced"``) is kept and counted in the share.
+    """
+    need = feasible_share(epsilon, n_samples, rows=rows, targets=targets)
+    draws = (1 if rows else 0) + TARGET_DRAWS * targets
+    if not draws:
+        return share, classes
+    if not classes:
+        if share < need <= max_share:
+            share = need * (1.0 + 1e-9)
+        return share, classes
+    hist_each = _histogram_epsilon(n_samples, n_classes, count_sensitivity)
+    need_all = (draws + 1) * max(need * epsilon / draws, hist_each) / epsilon
+    if need_all <= share:
+        return share, classes
+    if need_all <= min(max_share, 2.0 * share):
+        return need_all * (1.0 + 1e-9), classes
+    if classes_required:
+        if need_all <= max_share:
+            share = need_all * (1.0 + 1e-9)
+        return share, classes
+    if need <= max_share:
+        return max(share, need * (1.0 + 1e-9)), None
+    return share, classes
 
 
 def row_norms(X):

@@ -89,6 +89,11 @@ class ERMPlan:
         ``intercept_init``). Read only by solvers with
         ``supports_class_weight = True``; the estimator refuses
         ``class_weight`` for the others.
+    user_alpha : float or None
+        The estimator's L2 penalty in the units of the user's ``X``
+        (``alpha="auto"`` resolved; ``alpha`` above is in the units of the
+        privately rescaled rows), or ``None``. Read by model selection's
+        ``Relative(alpha)`` only; excluded from equality, hash and repr.
 
     ``"auto"`` values are replaced by
     :meth:`BaseSolver.resolve_hyperparameters` before any other hook sees
@@ -111,6 +116,7 @@ class ERMPlan:
     blocked: bool = False
     intercept_init: tuple | None = field(default=None, compare=False, repr=False)
     class_weights: tuple | None = field(default=None, compare=False, repr=False)
+    user_alpha: float | None = field(default=None, compare=False, repr=False)
 
 
 def row_class_codes(Y):

@@ -65,9 +65,18 @@ def test_resolved_values_do_not_depend_on_data_values(solver):
     # the private scale estimates (feature_scale="auto", y_bound="auto") are
     # DP releases of the data, not rules: compare everything else
     private = ("feature_scale", "y_bound")
-    ha = {k: v for k, v in a.hyperparameters_.items() if k not in private}
-    hb = {k: v for k, v in b.hyperparameters_.items() if k not in private}
+    # coef_bound is in X's units: a public radius divided by feature_scale_
+    ha = {
+        k: v for k, v in a.hyperparameters_.items() if k not in (*private, "coef_bound")
+    }
+    hb = {
+        k: v for k, v in b.hyperparameters_.items() if k not in (*private, "coef_bound")
+    }
     assert ha == hb
+    if a.hyperparameters_.get("coef_bound") is not None:
+        assert a.coef_bound_ * a.feature_scale_ == pytest.approx(
+            b.coef_bound_ * b.feature_scale_, rel=1e-12
+        )
     for h in (a.hyperparameters_, b.hyperparameters_):
         for k in private:
             assert k not in h or "private" in h[k] or "not estimated" in h[k]
@@ -92,6 +101,7 @@ def test_explicit_values_are_kept():
         learning_rate=0.2,
         clip_norm=1.0,
         coef_bound=None,
+        alpha=1e-4,  # explicit: no "alpha" entry (alpha="auto" reports one)
         classes=[0, 1],
         random_state=0,
         class_prior=None,
@@ -331,7 +341,7 @@ def test_seq_dp_scd_auto_plan_is_batch_one_with_a_public_dual_clip():
     n = X.shape[0]
     E = seq_scd_epochs(n, 9, 1)
     assert (est.batch_size_, est.max_iter_) == (1, E)
-    step = seq_scd_step(n, 1, E, est.noise_multiplier_, alpha_n=est.alpha * n)
+    step = seq_scd_step(n, 1, E, est.noise_multiplier_, alpha_n=est.alpha_ * n)
     assert est.learning_rate_ == pytest.approx(step, rel=1e-6)
     assert est.hyperparameters_["learning_rate"] == est.learning_rate_
     # the noise is calibrated to the clip bound the run used
@@ -688,8 +698,9 @@ def test_warns_when_the_budget_affords_few_iterations(solver):
     ~1.7 noise-damped iterations (German credit: the majority rate); 20x the
     rows do not warn."""
     X, y, _, _ = _separable(f"few-{solver}", 15000, 60)
+    # feature_scale=None: the row scale would take 11.8% of epsilon here
     small = LogisticRegression(
-        solver=solver, epsilon=0.5, classes=[0, 1], class_prior=None
+        solver=solver, epsilon=0.5, classes=[0, 1], class_prior=None, feature_scale=None
     )
     with pytest.warns(UtilityWarning, match="epsilon affords only about 1.7"):
         small.fit(X[:750], y[:750])

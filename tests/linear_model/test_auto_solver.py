@@ -180,7 +180,7 @@ def test_nonprivate_ridge_with_a_bound_is_the_exact_ridge():
     m = Ridge(epsilon=np.inf, y_bound=(-5, 5), random_state=0).fit(X, y)
     assert m.solver_.name == "adassp" and m.epsilon_ == np.inf
     assert m.hyperparameters_["solver"].startswith("adassp ('auto': Ridge, epsilon=inf")
-    ref = SkRidge(alpha=m.alpha * X.shape[0]).fit(X, y)
+    ref = SkRidge(alpha=m.alpha_ * X.shape[0]).fit(X, y)
     np.testing.assert_allclose(m.coef_, ref.coef_, rtol=1e-6, atol=1e-9)
     # no public bound, or a private fit: unchanged (dp-sgd)
     assert Ridge(epsilon=np.inf).fit(X, y).solver_.name == "dp-sgd"

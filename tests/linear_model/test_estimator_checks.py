@@ -42,6 +42,13 @@ EXPECTED_FAILURES = {
         )
         for est in ("LogisticRegression", "LinearSVC")
     },
+    ("dp-gd", "LinearSVC", "check_classifiers_train"): (
+        "pure-DP dp-gd, squared hinge, on the check's 300 standardised 3-class "
+        "blobs at epsilon=1: the private row scale takes 14.8% of epsilon at "
+        "this n (scale_share_cap) and rescales the rows (median norm 1.24) to "
+        "2.95; seed 0 reaches 0.813 < 0.83 (seeds 0-5: 0.81-0.92, mean 0.874; "
+        "0.90-0.92 with feature_scale=None); the binary blobs gain (0.95-0.98)"
+    ),
     ("adassp", "Ridge", "check_regressors_train"): (
         "AdaSSP (one-shot sufficient statistics) at epsilon=1 on the check's 200 "
         "standardised records: rows of norm ~3 clipped to clip_norm=1 and Gram "

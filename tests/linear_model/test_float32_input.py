@@ -35,7 +35,11 @@ def test_float32_is_used_as_is_and_matches_float64(solver, sparse, monkeypatch):
         return original(self, X, *args, **kwargs)
 
     monkeypatch.setattr(cls, "solve", spy)
-    params = dict(solver=solver, classes=[0, 1], random_state=0, max_iter=3)
+    # feature_scale=None: X / s would round to float32 in the float32 fit only
+    # (rescaled formats: tests/linear_model/test_private_scales.py)
+    params = dict(
+        solver=solver, classes=[0, 1], random_state=0, max_iter=3, feature_scale=None
+    )
     a = LogisticRegression(**params).fit(make(X32), y)
     b = LogisticRegression(**params).fit(make(X64), y)
     assert seen == [np.float32, np.float64]  # no float64 copy of float32 X
@@ -81,8 +85,12 @@ def test_row_norms_are_computed_once_per_fit(monkeypatch):
 
     monkeypatch.setattr(_rows, "_compute", counting)
     X32, y = _data(3)
-    LogisticRegression(classes=[0, 1], random_state=0).fit(X32, y)
+    LogisticRegression(classes=[0, 1], random_state=0, feature_scale=None).fit(X32, y)
     assert len(calls) == 1
+    # with the private row scale: once for X, once for the rescaled X / s
+    calls.clear()
+    est = LogisticRegression(classes=[0, 1], random_state=0).fit(X32, y)
+    assert est.feature_scale_ != 1.0 and len(calls) == 2
 
 
 @pytest.mark.parametrize("bad,match", [(np.nan, "NaN"), (np.inf, "infinity")])

@@ -81,9 +81,14 @@ def test_clip_norm_resolution(kw, expected):
 
 
 def test_explicit_clip_norm_fits_as_before():
-    """clip_norm=1.0 given explicitly is bit for bit the private default."""
+    """clip_norm=1.0 given explicitly is bit for bit the private default.
+
+    (Without the private row scale, which an explicit clip_norm turns off.)
+    """
     X, y = _data("explicit")
-    a = _fit(LogisticRegression(classes=[0, 1], random_state=3), X, y)
+    a = _fit(
+        LogisticRegression(classes=[0, 1], random_state=3, feature_scale=None), X, y
+    )
     b = _fit(LogisticRegression(classes=[0, 1], random_state=3, clip_norm=1.0), X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert a.noise_multiplier_ == b.noise_multiplier_
@@ -109,9 +114,16 @@ def test_private_plan_ignores_the_data_scale(solver):
     a, b = fits
 
     def public(h):  # the private scale estimate is a DP release, not a rule
-        return {k: v for k, v in h.items() if "private" not in str(v)}
+        # (coef_bound is in X's units: a public radius / feature_scale_)
+        return {
+            k: v for k, v in h.items() if "private" not in str(v) and k != "coef_bound"
+        }
 
     assert public(a.hyperparameters_) == public(b.hyperparameters_)
+    if a.hyperparameters_.get("coef_bound") is not None:
+        assert a.coef_bound_ * a.feature_scale_ == pytest.approx(
+            b.coef_bound_ * b.feature_scale_, rel=1e-12
+        )
     assert ROW_NORMS_KEY not in a.hyperparameters_
     assert (a.clip_norm_, a.max_iter_, a.batch_size_, a.learning_rate_) == (
         b.clip_norm_,
@@ -215,7 +227,7 @@ def test_auto_coef_bound_is_the_public_ball_holding_the_optimum(Est, classes, ra
     X, y = _data("ball")
     if len(classes) == 3:
         y = np.digitize(X[:, 0] + X[:, 1], [-0.5, 0.5])
-    est = _fit(Est(classes=classes, random_state=0), X, y)
+    est = _fit(Est(classes=classes, alpha=1e-4, random_state=0), X, y)
     assert est.coef_bound_ == pytest.approx(radius)
     assert est.hyperparameters_["coef_bound"] == pytest.approx(radius)
     assert est.privacy_report().hyperparameters["coef_bound"] == pytest.approx(radius)

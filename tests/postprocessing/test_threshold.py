@@ -44,10 +44,13 @@ def _data(n, seed):
 
 
 # Base estimators whose privacy_report() states each relation: the default
-# dp-sgd is add-or-remove-one, dp-gd (Laplace noise) is replace-one.
+# dp-sgd is add-or-remove-one, dp-gd (Laplace noise) is replace-one. No
+# private row scale (feature_scale=None): one charge per base fit, whose
+# event is the model's dp_event_ (the scale's own charge is tested in
+# tests/linear_model/test_private_scales.py).
 BASES = {
-    "add_or_remove_one": dict(solver="dp-sgd"),
-    "replace_one": dict(solver="dp-gd"),
+    "add_or_remove_one": dict(solver="dp-sgd", feature_scale=None),
+    "replace_one": dict(solver="dp-gd", feature_scale=None),
 }
 
 

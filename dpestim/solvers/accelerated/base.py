@@ -57,6 +57,7 @@ from ..._kernels import (
     sampling_key,
 )
 from ...privacy.discrete import discrete_laplace_grid
+from .._policy import ITERATIVE_SCALE_SHARE_CAP
 from ..base import BaseSolver, SolverResult
 from ._kernels import (
     _accelerated_loop,
@@ -146,6 +147,8 @@ class AcceleratedSolver(AutoPolicyMixin, BaseSolver):
     optimise_budget = False
     #: the intercept starts at the plan's intercept_init when it is set
     supports_initial_point = True
+    #: small n: the private row scale may take up to this share of epsilon
+    scale_share_cap = ITERATIVE_SCALE_SHARE_CAP
     _parameter_constraints = {
         "noise": [StrOptions({"laplace", "gaussian", "discrete_laplace"})],
         "batch_size": [Interval(Integral, 1, None, closed="left"), None],

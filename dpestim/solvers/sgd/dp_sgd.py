@@ -32,6 +32,7 @@ from ..._kernels.lazy_noise import (
 from ...losses import loss_value
 from ...utils._progress import current_progress
 from ...utils._rows import row_sq_norms
+from .._policy import ITERATIVE_SCALE_SHARE_CAP
 from ..base import BaseSolver, SolverResult, row_weights
 
 __all__ = ["DPSGD", "noisy_gradient_descent"]
@@ -418,6 +419,8 @@ class DPSGD(BaseSolver):
     supports_initial_point = True
     #: weights each clipped gradient by plan.class_weights (<= 1)
     supports_class_weight = True
+    #: small n: the private row scale may take up to this share of epsilon
+    scale_share_cap = ITERATIVE_SCALE_SHARE_CAP
     supported_losses = frozenset(
         {"logistic", "squared", "hinge", "squared_hinge", "multinomial"}
     )
