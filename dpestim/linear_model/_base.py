@@ -444,7 +444,7 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
         self._scale_fit = (scale_plan, rng)
         X_given = X  # the records as given (the composition registry's key)
         X, row_scale, scale_notes = self._apply_feature_scale(
-            X, scale_plan, rng, solver.row_norm_target
+            X, scale_plan, rng, self._row_norm_target(y, solver)
         )
         # alpha="auto": 1e-4 in the units of the rescaled rows (public rule)
         alpha_user, alpha_rules = _policy.resolve_alpha(self.alpha, row_scale)

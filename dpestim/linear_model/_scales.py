@@ -33,6 +33,15 @@ class PrivateScalesMixin:
         """
         return {}
 
+    def _row_norm_target(self, y, solver):
+        """Median row norm the rows are rescaled to (public: solver, loss, K).
+
+        The solver's ``row_norm_target`` when it declares one, else the
+        project's :data:`~dpestim.preprocessing._fit_scales.ROW_NORM_TARGET`
+        (classifiers with a multinomial loss override this).
+        """
+        return solver.row_norm_target
+
     def _rows_estimated(self, blocked):
         """Whether the row scale is estimated (public: the parameters).
 

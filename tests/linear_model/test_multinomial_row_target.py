@@ -1,0 +1,57 @@
+"""Multinomial logistic fits rescale rows to their own median-norm target."""
+
+import numpy as np
+import pytest
+
+from dpestim import LinearSVC, LogisticRegression
+from dpestim.preprocessing import _fit_scales
+
+
+def _data(n_classes, n=4000, d=8, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * 3.0
+    y = rng.integers(0, n_classes, size=n)
+    return X, y
+
+
+def _scale(est, X, y):
+    return est.fit(X, y).feature_scale_
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_target_depends_on_the_number_of_classes_only(n_classes):
+    X, y = _data(n_classes)
+    est = LogisticRegression(epsilon=1e4, random_state=0, max_iter=1)
+    s = _scale(est, X, y)
+    median = np.median(np.linalg.norm(X, axis=1))
+    target = (
+        _fit_scales.MULTINOMIAL_ROW_NORM_TARGET
+        if n_classes > 2
+        else _fit_scales.ROW_NORM_TARGET
+    )
+    # at a huge epsilon the private median is the grid bin of the true one
+    assert s == pytest.approx(median / target, rel=0.05)
+    assert f"/ {target:.4g}" in est.hyperparameters_["feature_scale"]
+
+
+def test_classes_given_decide_like_the_labels():
+    X, y = _data(2)
+    a = LogisticRegression(epsilon=1e4, random_state=0, max_iter=1)
+    b = LogisticRegression(epsilon=1e4, random_state=0, max_iter=1, classes=[0, 1, 2])
+    assert _scale(b, X, y) == pytest.approx(
+        _scale(a, X, y)
+        * _fit_scales.ROW_NORM_TARGET
+        / _fit_scales.MULTINOMIAL_ROW_NORM_TARGET
+    )
+
+
+def test_hinge_and_explicit_scales_keep_their_targets():
+    X, y = _data(4)
+    svc = LinearSVC(epsilon=1e4, random_state=0, max_iter=1)
+    median = np.median(np.linalg.norm(X, axis=1))
+    assert _scale(svc, X, y) == pytest.approx(
+        median / _fit_scales.ROW_NORM_TARGET, rel=0.05
+    )
+    # nothing estimated: no target at all
+    fixed = LogisticRegression(epsilon=1.0, random_state=0, feature_scale=None)
+    assert _scale(fixed, X, y) == 1.0
