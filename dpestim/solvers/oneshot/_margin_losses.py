@@ -179,7 +179,8 @@ def newton(Xa, y, pen, c, tol, loss):
         # a flat region (Huber hinge beyond its kinks, a tiny ridge) makes the
         # generalised Hessian nearly singular: cap the step at ten times the
         # current scale of theta (it may grow elevenfold per iteration)
-        size = float(np.linalg.norm(step))
+        with np.errstate(over="ignore"):
+            size = float(np.linalg.norm(step))
         cap = STEP_CAP * max(1.0, float(np.linalg.norm(theta)))
         if not size <= cap:
             step = step * (cap / size) if math.isfinite(size) else grad
