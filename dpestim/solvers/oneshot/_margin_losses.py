@@ -191,8 +191,14 @@ def newton(Xa, y, pen, c, tol, loss):
             if fc <= f - 1e-4 * t * slope:
                 break
             # near the optimum the objective's rounding hides the decrease:
-            # accept a step that halves the gradient norm instead
-            if np.linalg.norm(gradient(Xa, y, pen, c, cand, loss)) <= 0.5 * gnorm:
+            # accept a step that halves the gradient norm instead, if the
+            # objective rose by no more than rounding (a larger rise would
+            # let a piecewise-quadratic loss cycle between two pieces)
+            flat = fc <= f + 1e-10 * (1.0 + abs(f))
+            if (
+                flat
+                and np.linalg.norm(gradient(Xa, y, pen, c, cand, loss)) <= 0.5 * gnorm
+            ):
                 break
             t *= 0.5
             if t < 1e-12:
