@@ -225,3 +225,16 @@ def test_refusals_outside_the_theorem():
         solver.calibrate(0.01, 1e-5, plan, accountant="rdp")
     with pytest.raises(ValueError, match="smoothing"):
         HuberHinge(-1.0)
+
+
+def test_audit_setting_fits_linear_svc():
+    """The audit row of the surrogates (benchmarks/privacy/audit_solvers.py)."""
+    from dpestim.audit._solver_audit import _linear_setting
+
+    args = ("objective-perturbation", 1.0, 1e-2, 2, 510, 0.01, 1.0, "pld")
+    est, *_ = _linear_setting(*args, "hinge")
+    assert isinstance(est, LinearSVC) and est.loss == "hinge"
+    est, *_ = _linear_setting(*args)
+    assert not isinstance(est, LinearSVC)
+    with pytest.raises(ValueError, match="loss"):
+        _linear_setting(*args, "squared")
