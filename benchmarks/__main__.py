@@ -88,6 +88,11 @@ ENTRIES = [
     Entry("fairness", "utility/fairness.py", ("--quick",), needs=("fairlearn",)),
     Entry("small_data", "utility/small_data.py", ("--seeds", "1")),
     Entry(
+        "op_hinge",
+        "utility/op_hinge.py",
+        ("--seeds", "1", "--datasets", "breast_cancer"),
+    ),
+    Entry(
         "scale_invariance",
         "utility/scale_invariance.py",
         ("--seeds", "1", "--parts", "california"),

@@ -113,6 +113,11 @@ def configs(quick=False):
             # (Theorem 4.2) runs 34 batches of 1 record, K = 8, 1,120 samples
             steps = "own schedule" if name == "dp-smd-sco" else "T=2"
             rows.append((f"{name} {steps} delta=0.01", name, kw))
+    # Objective perturbation's smooth-hinge surrogates (LinearSVC, issue 26).
+    for loss in ("hinge", "squared_hinge"):
+        kw = dict(max_iter=2, delta=1e-2, n_trials=5_000 // k, penalty=0.01, loss=loss)
+        rows.append((f"objective-perturbation LinearSVC {loss} delta=0.01",
+                     "objective-perturbation", kw))  # fmt: skip
     # Saddle solvers (minimax / fairness estimators; dp-sgda on a game).
     sgda = dict(max_iter=1, delta=1e-2, n_trials=10_000 // k)
     rows.append(("noisy-sgda T=1 delta=0.01", "noisy-sgda", sgda))

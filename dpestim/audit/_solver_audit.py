@@ -41,6 +41,7 @@ def audit_solver(
     random_state=None,
     n_jobs=None,
     bound="dp",
+    loss=None,
 ):
     """Tight lower bound on the epsilon of a solver (white-box audit).
 
@@ -126,6 +127,11 @@ def audit_solver(
     selection_fraction : float, default=0.1
     random_state : int or None
     n_jobs : int or None
+    loss : {None, "hinge", "squared_hinge"}, default=None
+        ``None``: the estimator above; a hinge loss: a
+        :class:`~dpestim.LinearSVC` with that ``loss`` instead of the
+        logistic regression (same canary, labels 1 / 0), for solvers that
+        fit it (objective perturbation's smooth-hinge surrogates).
     bound : {"dp", "gdp"}, default="dp"
         ``"dp"``: the ``(epsilon, delta)`` bound, valid for any mechanism.
         ``"gdp"``: the Gaussian-DP bound of the same fits
@@ -154,7 +160,15 @@ def audit_solver(
         )
     else:
         est, x_c, target, mirror, y0 = _linear_setting(
-            solver, epsilon, delta, max_iter, batch, penalty, clip_norm, accountant
+            solver,
+            epsilon,
+            delta,
+            max_iter,
+            batch,
+            penalty,
+            clip_norm,
+            accountant,
+            loss,
         )
     probe = clone(est).set_params(random_state=0)
     zeros = np.zeros((n_samples, 1))
@@ -272,16 +286,22 @@ def _is_gaussian_or_laplace(model):
     return not isinstance(model.solver_, DPSMDSCO | DPSMD | DPSMDBR)
 
 
-def _linear_setting(solver, epsilon, delta, max_iter, batch, penalty, clip, accountant):
+def _linear_setting(
+    solver, epsilon, delta, max_iter, batch, penalty, clip, accountant, loss=None
+):
     """Estimator, canary, labels of the linear solvers' worst case."""
-    from ..linear_model import LogisticRegression, Ridge
+    from ..linear_model import LinearSVC, LogisticRegression, Ridge
     from ..solvers import resolve_solver
 
     # Squared loss when the solver supports it (its gradient is maximal for
     # any model); logistic otherwise (maximal while the canary's margin is
     # small), with labels 1 / 0 for the canary / its mirror.
     resolved = resolve_solver(solver)
-    squared = "squared" in resolved.supported_losses
+    squared = "squared" in resolved.supported_losses and loss is None
+    if loss not in (None, "hinge", "squared_hinge"):
+        raise ValueError(
+            f"loss must be None, 'hinge' or 'squared_hinge', got {loss!r}."
+        )
     # y_bound=None: no range taken from the private targets (the default
     # "data" bound is a separate, documented leak and would clip the canary);
     # solvers that need a public bound (adassp) get one the canary reaches
@@ -290,6 +310,8 @@ def _linear_setting(solver, epsilon, delta, max_iter, batch, penalty, clip, acco
         (Ridge, {"y_bound": bound})
         if squared
         else (LogisticRegression, {"classes": [0, 1]})
+        if loss is None
+        else (LinearSVC, {"classes": [0, 1], "loss": loss})
     )
     est = cls(
         **extra,

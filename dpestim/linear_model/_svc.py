@@ -114,7 +114,11 @@ LinearSVC.__doc__ = f"""Differentially private linear support vector classifier.
     Parameters
     ----------
     loss : {{"hinge", "squared_hinge"}}, default="squared_hinge"
-        ``max(0, 1 - y z)`` or its square.
+        ``max(0, 1 - y z)`` or its square. ``solver="objective-perturbation"``
+        needs a loss with bounded first and second derivatives and fits a
+        smooth surrogate instead: the Huber hinge for ``"hinge"``, the
+        modified Huber loss for ``"squared_hinge"``
+        (:class:`~dpestim.solvers.ObjectivePerturbation`).
     {PRIVACY_PARAMS}
     {CLASSES_PARAM}
     {COEF_BOUND_PARAM}

@@ -13,6 +13,17 @@ f(theta . x, y)`` with ``||grad l|| <= zeta`` and ``grad^2 l = f'' x x^T``,
 minimiser is unique and ``theta -> b`` is a bijection of ``R^p``), the
 minimiser exact, unconstrained. ``s`` is the *noise multiplier*.
 
+Losses whose ``f''`` jumps at finitely many margins (``f'`` continuous and
+Lipschitz, ``0 <= f'' <= beta`` elsewhere: the Huber hinge of Chaudhuri et
+al., Section 3.4.2, ``beta = 1 / (2 h)``, and the modified Huber loss of
+:mod:`dpestim.solvers.oneshot._margin_losses`) are covered too: ``theta ->
+b_D(theta)`` is then Lipschitz and strongly monotone (``Lambda > 0``), so
+bi-Lipschitz, and the change of variables of point 1 holds with its
+Jacobian defined almost everywhere (the area formula); the bounds of points 2
+and 3 hold wherever it is defined, which is all the privacy loss needs (it
+is defined up to null sets). With ``|f'| <= L`` and rows ``||x|| <= R``:
+``zeta = L R`` and ``c = beta R^2``.
+
 What is used here, and why it holds (add/remove-one neighbours ``D' = D +
 {z}``, ``Lambda`` a public constant):
 

@@ -10,7 +10,7 @@ from dp_accounting import ComposedDpEvent, GaussianDpEvent, SelfComposedDpEvent
 from scipy.special import expit
 from sklearn.linear_model import LogisticRegression as SkLogistic
 
-from dpestim import LinearSVC, LogisticRegression
+from dpestim import LogisticRegression, Ridge
 from dpestim.losses import LOGISTIC
 from dpestim.privacy.objective_perturbation import (
     ObjectivePerturbationDpEvent,
@@ -18,7 +18,7 @@ from dpestim.privacy.objective_perturbation import (
 )
 from dpestim.solvers import SOLVERS
 from dpestim.solvers.oneshot import ObjectivePerturbation
-from dpestim.solvers.oneshot.objective_perturbation import _grad_norm, _newton
+from dpestim.solvers.oneshot._margin_losses import Logistic, gradient, newton
 
 
 def _data(n=300, d=4, seed=0):
@@ -55,8 +55,8 @@ def test_newton_certifies_the_gradient_norm():
         y = rng.choice([-1.0, 1.0], size=n)
         pen = np.full(p, float(rng.choice([1e-3, 0.1, 3.0])))
         c = rng.normal(size=p) * rng.choice([1e-3, 1.0])
-        theta, _ = _newton(Xa, y, pen, c, 1e-9)
-        assert _grad_norm(Xa, y, pen, c, theta) <= 1e-9
+        theta, _ = newton(Xa, y, pen, c, 1e-9, Logistic())
+        assert np.linalg.norm(gradient(Xa, y, pen, c, theta, Logistic())) <= 1e-9
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -105,11 +105,8 @@ def test_private_fit_event_report_and_calibration():
 
 def test_refusals():
     X, y = _data(60)
-    with pytest.raises(ValueError, match="smooth loss"):
-        LinearSVC(solver="objective-perturbation", classes=[0, 1]).fit(X, y)
-    with pytest.raises(ValueError, match="smooth loss"):
-        LinearSVC(solver="objective-perturbation", loss="hinge",
-                  classes=[0, 1]).fit(X, y)  # fmt: skip
+    with pytest.raises(ValueError, match="squared loss of Ridge"):
+        Ridge(solver="objective-perturbation", y_bound=(0, 1)).fit(X, y)
     with pytest.raises(ValueError, match="delta"):
         LogisticRegression(solver="objective-perturbation", delta=0.0,
                            classes=[0, 1]).fit(X, y)  # fmt: skip

@@ -1,4 +1,4 @@
-"""Approximate-minima objective perturbation for binary logistic regression.
+"""Approximate-minima objective perturbation for binary margin losses.
 
 Kifer, Smith and Thakurta (COLT 2012), Algorithm 1 (objective perturbation,
 Gaussian noise), made practical by Iyengar et al. (IEEE S&P 2019),
@@ -11,8 +11,14 @@ to a certified gradient norm ``||grad F(theta_hat)|| <= gamma`` (so
 ``||theta_hat - theta*|| <= r = gamma n / Lambda``), then release
 ``theta_hat + N(0, (s_out 2 r)^2 I)``. ``x~ = (x clipped to clip_norm, 1)``
 (the intercept is a coordinate, penalised like the others), ``zeta =
-sqrt(clip_norm^2 + 1)`` bounds the per-example gradient, ``c = zeta^2 / 4``
-its curvature. The privacy analysis and its closed form are in
+sqrt(clip_norm^2 + 1)`` bounds the row norm, so ``L zeta`` the per-example
+gradient and ``c = beta zeta^2`` its curvature, ``(L, beta)`` the constants
+of the margin loss ``l = f(y x~ . theta)``: the logistic loss (``L = 1``,
+``beta = 1/4``) for :class:`~dpestim.LogisticRegression`, the smooth
+surrogates of :mod:`._margin_losses` for :class:`~dpestim.LinearSVC` (the
+hinge by the Huber hinge of Chaudhuri, Monteleoni and Sarwate 2011, ``L =
+1``, ``beta = 1 / (2 h)``; the squared hinge by the modified Huber loss,
+``L = 4``, ``beta = 2``). The privacy analysis and its closed form are in
 :mod:`dpestim.privacy.objective_perturbation`.
 """
 
@@ -28,10 +34,9 @@ from dp_accounting import (
     NonPrivateDpEvent,
     SelfComposedDpEvent,
 )
-from scipy.special import expit, log_expit
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ...losses import LOGISTIC, LOSS_NAMES
+from ...losses import HINGE, MULTINOMIAL, SQUARED_HINGE
 from ...privacy import compute_epsilon
 from ...privacy.objective_perturbation import (
     ObjectivePerturbationDpEvent,
@@ -40,13 +45,12 @@ from ...privacy.objective_perturbation import (
 )
 from ..base import SolverResult
 from ._base import OneShotSolver
+from ._margin_losses import HuberHinge, Logistic, ModifiedHuber, newton
 
 __all__ = ["ObjectivePerturbation"]
 
 #: Largest number of columns: each Newton step solves a ``p x p`` system.
 MAX_FEATURES = 4000
-#: Newton iterations before the certificate is declared unreachable.
-MAX_NEWTON = 200
 #: Calibrated noise multipliers by (calibration key, epsilon, delta,
 #: accountant): a pure function of public inputs, so repeated fits (audits,
 #: cross-validation) calibrate once.
@@ -67,25 +71,37 @@ SCALE_SHARE_CAP = 0.2
 class ObjectivePerturbation(OneShotSolver):
     """Approximate-minima objective perturbation (``"objective-perturbation"``).
 
-    :class:`~dpestim.LogisticRegression`; more than two classes are fitted
-    one-vs-rest (``K`` binary mechanisms on all rows, composed: at
+    :class:`~dpestim.LogisticRegression` and :class:`~dpestim.LinearSVC`
+    (with a smooth surrogate of its loss, below); more than two classes are
+    fitted one-vs-rest (``K`` binary mechanisms on all rows, composed: at
     ``epsilon=inf`` this is the one-vs-rest logistic loss, not the
     multinomial one of the other solvers). One private
-    release: the minimiser of the penalised mean logistic loss plus a random
+    release: the minimiser of the penalised mean margin loss plus a random
     linear term, found by Newton's method to a certified gradient norm, plus
     a tiny output noise covering the optimiser's error. The estimator's
     ``max_iter``, ``batch_size`` and ``learning_rate`` are not used.
 
-    What the theorem needs, and what is refused: a smooth convex GLM loss
-    with bounded gradient (the logistic loss; the hinge losses are refused:
-    not smooth, or with unbounded gradient), a rank-one Hessian per record
-    (binary logistic; hence one-vs-rest for more classes), a strictly positive
+    What the theorem needs, and what is refused: a convex GLM margin loss
+    ``f(y x . theta)`` with bounded ``|f'| <= L`` and ``0 <= f'' <= beta``
+    (``f'`` continuous, ``f''`` allowed to jump at finitely many margins).
+    The logistic loss is one (``L = 1``, ``beta = 1/4``); the hinge (no
+    ``f''`` at the kink) and the squared hinge (unbounded ``f'``) are not, so
+    :class:`~dpestim.LinearSVC` is fitted with a smooth surrogate, stated in
+    ``hyperparameters_["fitted_loss"]``: ``loss="hinge"`` with the Huber
+    hinge of smoothing ``h = hinge_smoothing`` (``L = 1``, ``beta = 1 /
+    (2 h)``), ``loss="squared_hinge"`` with the modified Huber loss
+    (``(1 - m)_+^2`` for margins ``m >= -1``, ``-4 m`` below: ``L = 4``,
+    ``beta = 2``). The squared loss (:class:`~dpestim.Ridge`) is refused.
+    Also: a rank-one Hessian per record
+    (binary models; hence one-vs-rest for more classes), a strictly positive
     ridge on every coordinate, intercept included: the ridge actually used
     is ``alpha_total = max(alpha, alpha_jac, alpha_auto)`` (mean-loss units,
     reported in ``hyperparameters_["alpha"]``), ``alpha_jac = c / (n
     (exp(jacobian_share epsilon) - 1))`` keeps the Jacobian's share of the
     budget ``eps_J = log(1 + c / (n alpha_total))`` at most ``jacobian_share
-    x epsilon``. The unconstrained problem is solved (no ``coef_bound``).
+    x epsilon``, ``c = beta zeta^2``. The unconstrained problem is solved
+    (no ``coef_bound``). ``delta = 0`` is refused (the mechanism is
+    Gaussian).
 
     Parameters
     ----------
@@ -99,18 +115,25 @@ class ObjectivePerturbation(OneShotSolver):
     output_noise_factor : float, default=100.0
         The output noise multiplier is this times the objective's (its
         sensitivity ``2 r`` is tiny; about ``1 / factor`` of the budget).
+    hinge_smoothing : float, default=0.5
+        ``h`` of the Huber hinge fitted for ``LinearSVC(loss="hinge")``
+        (Chaudhuri et al. 2011 use 0.5): a smaller ``h`` is closer to the
+        hinge but has curvature ``1 / (2 h)``, hence a larger minimum ridge.
 
     Notes
     -----
     Non-private limit (``epsilon=inf``): no noise, the user's ``alpha`` on the
     coefficients only: scikit-learn's ``LogisticRegression(C=1 / (alpha n))``
-    on the clipped rows (unclipped with ``clip_norm="auto"``).
+    on the clipped rows (unclipped with ``clip_norm="auto"``); for
+    ``LinearSVC`` the exact minimiser of the same penalised surrogate
+    (scikit-learn has no Huber-hinge SVM; tested against
+    ``scipy.optimize.minimize``).
     Add/remove-one neighbours with ``n`` public (``Lambda = n alpha_total``
     is a constant of the mechanism), as everywhere in dpestim.
     """
 
     name = "objective-perturbation"
-    supported_losses = frozenset({"logistic", "multinomial"})
+    supported_losses = frozenset({"logistic", "multinomial", "hinge", "squared_hinge"})
     accepts_sparse = True
     scale_share_cap = SCALE_SHARE_CAP
     _parameter_constraints = {
@@ -118,6 +141,7 @@ class ObjectivePerturbation(OneShotSolver):
         "jacobian_share": [Interval(Real, 0, 1, closed="neither")],
         "gradient_tol": [Interval(Real, 1e-14, 1e-3, closed="both")],
         "output_noise_factor": [Interval(Real, 1, 1e6, closed="both")],
+        "hinge_smoothing": [Interval(Real, 1e-3, 10, closed="both")],
     }
 
     def __init__(
@@ -126,27 +150,41 @@ class ObjectivePerturbation(OneShotSolver):
         jacobian_share=0.1,
         gradient_tol=1e-9,
         output_noise_factor=100.0,
+        hinge_smoothing=0.5,
     ):
         self.alpha = alpha
         self.jacobian_share = jacobian_share
         self.gradient_tol = gradient_tol
         self.output_noise_factor = output_noise_factor
+        self.hinge_smoothing = hinge_smoothing
 
     # -- public quantities ------------------------------------------------------
 
-    def lipschitz(self, plan):
-        """``zeta``: bound on a per-example gradient (row norm of ``x~``)."""
+    def margin_loss(self, plan):
+        """The smooth margin loss fitted for ``plan.loss`` (class docstring)."""
+        if plan.loss == HINGE:
+            return HuberHinge(float(self.hinge_smoothing))
+        if plan.loss == SQUARED_HINGE:
+            return ModifiedHuber()
+        return Logistic()
+
+    def row_norm(self, plan):
+        """``zeta``: bound on the norm of a row ``x~`` (intercept column included)."""
         return math.sqrt(plan.clip_norm**2 + int(plan.fit_intercept))
 
+    def lipschitz(self, plan):
+        """``L zeta``: bound on a per-example gradient."""
+        return self.margin_loss(plan).lipschitz * self.row_norm(plan)
+
     def curvature(self, plan):
-        """``c = zeta^2 / 4``: bound on ``l'' ||x~||^2`` (logistic)."""
-        return self.lipschitz(plan) ** 2 / 4.0
+        """``c = beta zeta^2``: bound on ``f'' ||x~||^2``."""
+        return self.margin_loss(plan).smoothness * self.row_norm(plan) ** 2
 
     def auto_alpha(self, plan, epsilon, delta):
-        """``"auto"`` ridge: ``s0 zeta sqrt(p) / (n TRAVEL)``.
+        """``"auto"`` ridge: ``s0 L zeta sqrt(p) / (n TRAVEL)``.
 
         The noise term moves the minimiser by about ``||b|| / (n alpha)``
-        with ``||b|| ~ s zeta sqrt(p)``; this keeps it at most
+        with ``||b|| ~ s L zeta sqrt(p)``; this keeps it at most
         :data:`TRAVEL` (in the units of ``theta``; scores move by at most
         ``TRAVEL x clip_norm``). ``s0`` is the noise multiplier of a single
         Gaussian mechanism at ``(epsilon, delta / 2)`` (public).
@@ -174,6 +212,9 @@ class ObjectivePerturbation(OneShotSolver):
                 else float(self.alpha)
             )
             alpha = max(alpha, jac, extra)
+        hyper = {"alpha": alpha}
+        if plan.loss in (HINGE, SQUARED_HINGE):
+            hyper["fitted_loss"] = repr(self.margin_loss(plan))
         plan = replace(
             plan,
             alpha=alpha,
@@ -181,7 +222,7 @@ class ObjectivePerturbation(OneShotSolver):
             batch_size=plan.n_samples,
             learning_rate=1.0,
         )
-        return plan, {"alpha": alpha}
+        return plan, hyper
 
     def check_plan(self, plan):
         super().check_plan(plan)
@@ -192,14 +233,14 @@ class ObjectivePerturbation(OneShotSolver):
             )
 
     def check_loss(self, loss):
-        name = LOSS_NAMES.get(loss, loss)
-        if name in ("hinge", "squared_hinge"):
+        try:
+            super().check_loss(loss)
+        except ValueError as exc:
             raise ValueError(
-                "solver='objective-perturbation' needs a smooth loss with bounded "
-                "gradient (the logistic loss); the hinge and squared hinge losses "
-                "are outside its theorem."
-            )
-        super().check_loss(loss)
+                f"{exc} Objective perturbation needs a convex margin loss with "
+                "bounded first and second derivatives (the squared loss of Ridge "
+                "is outside its theorem)."
+            ) from None
 
     def jacobian_epsilon(self, plan):
         """``eps_J = log(1 + c / (n alpha_total))`` of this plan."""
@@ -267,8 +308,9 @@ class ObjectivePerturbation(OneShotSolver):
     def mechanism(self, plan):
         return (
             "objective perturbation (Kifer et al. 2012; approximate minima, "
-            "Iyengar et al. 2019): Gaussian linear term in the penalised logistic "
-            f"objective (ridge alpha {plan.alpha:.4g} on every coordinate), "
+            "Iyengar et al. 2019): Gaussian linear term in the penalised "
+            f"{self.margin_loss(plan)!r} objective (ridge alpha {plan.alpha:.4g} "
+            "on every coordinate), "
             "minimised to a certified gradient norm, plus Gaussian output noise"
         )
 
@@ -289,27 +331,28 @@ class ObjectivePerturbation(OneShotSolver):
         r = self.gradient_tol / plan.alpha
         return (
             f"Gaussian linear term b, standard deviation {noise_multiplier:.6g} x "
-            f"zeta {zeta:.6g} = {noise_multiplier * zeta:.6g} per coordinate (summed "
+            f"L zeta {zeta:.6g} = {noise_multiplier * zeta:.6g} per coordinate (summed "
             f"objective); output noise standard deviation "
             f"{self.output_noise_factor * noise_multiplier * 2 * r:.3g} "
             f"(sensitivity 2 gamma / alpha = {2 * r:.3g})"
         )
 
     def sensitivity_probe(self, plan, rng):
-        """The summed gradient at a random public ``theta`` (bound ``zeta``).
+        """The summed gradient at a random public ``theta`` (bound ``L zeta``).
 
         For ``tests/solvers/test_sensitivity.py``: between neighbours the
         noise ``b`` must cover ``grad l(theta; z)`` of the extra record at
         every ``theta`` (point 3 of the analysis), so the summed gradient
-        moves by at most ``zeta`` in L2 norm.
+        moves by at most ``L zeta`` in L2 norm.
         """
         scale = rng.choice([0.1, 1.0, 10.0, 1e3])
         theta = scale * rng.normal(size=self._dim(plan))
 
         def statistic(X, Y):
             Xa = self._rows(X, plan)
-            y = np.asarray(Y, dtype=np.float64)[:, 0]
-            return np.asarray(-(Xa.T @ (y * expit(-y * (Xa @ theta))))).ravel()
+            y = _signs(Y, plan)[:, 0]
+            d1 = self.margin_loss(plan).d1(y * (Xa @ theta))
+            return np.asarray(Xa.T @ (y * d1)).ravel()
 
         return statistic, 2, self.lipschitz(plan)
 
@@ -349,9 +392,8 @@ class ObjectivePerturbation(OneShotSolver):
         """
         n, p = plan.n_samples, self._dim(plan)
         Xa = self._rows(X, plan)
-        Y = np.asarray(Y, dtype=np.float64)
-        if plan.loss != LOGISTIC:  # one-hot classes: one-vs-rest, +-1 labels
-            Y = 2.0 * Y - 1.0
+        Y = _signs(Y, plan)
+        loss = self.margin_loss(plan)
         private = noise_multiplier > 0
         pen = np.full(p, plan.alpha)
         if not private and plan.fit_intercept:
@@ -362,7 +404,8 @@ class ObjectivePerturbation(OneShotSolver):
             if private:
                 b = rng.standard_normal(p) * (noise_multiplier * self.lipschitz(plan))
             # the iteration count depends on the data: never released
-            theta, _ = _newton(Xa, Y[:, k], pen, b / n, float(self.gradient_tol))
+            tol = float(self.gradient_tol)
+            theta, _ = newton(Xa, Y[:, k], pen, b / n, tol, loss)
             if private:
                 r = self.gradient_tol / plan.alpha
                 std = self.output_noise_factor * noise_multiplier * 2 * r
@@ -396,69 +439,7 @@ def _gaussian_multiplier(epsilon, delta):
     return hi
 
 
-def _objective(Xa, y, pen, c, theta):
-    m = y * (Xa @ theta)
-    n = m.shape[0]
-    return -log_expit(m).sum() / n + 0.5 * (pen * theta * theta).sum() + c @ theta
-
-
-def _grad_norm(Xa, y, pen, c, theta):
-    m = y * (Xa @ theta)
-    grad = -(Xa.T @ (y * expit(-m))) / m.shape[0] + pen * theta + c
-    return float(np.linalg.norm(grad))
-
-
-def _newton(Xa, y, pen, c, tol):
-    """Minimise ``mean log(1 + exp(-y x.theta)) + pen/2 theta^2 + c.theta``.
-
-    Damped Newton (Armijo backtracking) until the gradient norm is at most
-    ``tol``; the objective is strongly convex when ``pen > 0``. Returns
-    ``(theta, iterations)``. The certificate failing after
-    :data:`MAX_NEWTON` iterations raises ``ValueError`` before anything is
-    released (seen only on ill-scaled inputs, rows near 1e100, or without a
-    ridge at ``epsilon = inf``; in a private fit the error itself depends on
-    the data, one bit, like any optimiser's failure).
-    """
-    n, p = Xa.shape
-    theta = np.zeros(p)
-    f = _objective(Xa, y, pen, c, theta)
-    for it in range(1, MAX_NEWTON + 1):
-        m = y * (Xa @ theta)
-        s = expit(-m)
-        grad = -(Xa.T @ (y * s)) / n + pen * theta + c
-        gnorm = float(np.linalg.norm(grad))
-        if gnorm <= tol:
-            return theta, it - 1
-        w = s * (1.0 - s) / n
-        if sp.issparse(Xa):
-            H = (Xa.T @ sp.diags(w) @ Xa).toarray()
-        else:
-            H = (Xa * w[:, None]).T @ Xa
-        H[np.diag_indices(p)] += pen + 1e-300
-        try:
-            step = np.linalg.solve(H, grad)
-        except np.linalg.LinAlgError:
-            step = grad
-        t, slope = 1.0, float(grad @ step)
-        while True:
-            cand = theta - t * step
-            fc = _objective(Xa, y, pen, c, cand)
-            if fc <= f - 1e-4 * t * slope:
-                break
-            # near the optimum the objective's rounding hides the decrease:
-            # accept a step that halves the gradient norm instead
-            if _grad_norm(Xa, y, pen, c, cand) <= 0.5 * gnorm:
-                break
-            t *= 0.5
-            if t < 1e-12:
-                break
-        if t < 1e-12:
-            break
-        theta, f = cand, fc
-    if _grad_norm(Xa, y, pen, c, theta) <= tol:
-        return theta, MAX_NEWTON
-    raise ValueError(
-        "objective perturbation: Newton's method did not certify the gradient "
-        f"norm {tol:g} (gradient_tol); nothing was released. Rescale X by a "
-        "public constant, or raise alpha or gradient_tol."
-    )
+def _signs(Y, plan):
+    """The encoded targets as ``+-1`` labels (one-hot classes: one-vs-rest)."""
+    Y = np.asarray(Y, dtype=np.float64)
+    return 2.0 * Y - 1.0 if plan.loss == MULTINOMIAL else Y
