@@ -17,7 +17,7 @@ from dp_accounting import ComposedDpEvent, SelfComposedDpEvent
 from scipy.optimize import minimize
 
 from dpestim import LinearSVC
-from dpestim.losses import HINGE, SQUARED_HINGE
+from dpestim.losses import HINGE, LOGISTIC, SQUARED_HINGE
 from dpestim.privacy.objective_perturbation import (
     ObjectivePerturbationDpEvent,
     amp_epsilon,
@@ -141,7 +141,7 @@ def test_epsilon_inf_multiclass_is_one_vs_rest():
         np.testing.assert_allclose(m.intercept_[k], ref[-1], atol=1e-5)
 
 
-@pytest.mark.parametrize("loss_code", [HINGE, SQUARED_HINGE])
+@pytest.mark.parametrize("loss_code", [LOGISTIC, HINGE, SQUARED_HINGE])
 @pytest.mark.parametrize("seed", range(2))
 def test_jacobian_ratio_within_the_bound(loss_code, seed):
     """Brute force: det(A + f'' x x^T) / det(A) <= 1 + beta zeta^2 / Lambda."""
