@@ -269,15 +269,29 @@ def feasible_share(epsilon, n_samples, *, rows, targets):
 COUNT_NOISE_LIMIT = 0.1
 
 
+def _histogram_epsilon(n_samples, n_classes, sensitivity):
+    """Smallest epsilon at which the class histogram is precise enough.
+
+    Its noise has standard deviation ``sqrt(2) sensitivity / epsilon`` per
+    count; :func:`histogram_feasible` asks for at most
+    :data:`COUNT_NOISE_LIMIT` times the mean count ``n / K``.
+    """
+    return (
+        math.sqrt(2.0)
+        * sensitivity
+        * max(int(n_classes), 1)
+        / (COUNT_NOISE_LIMIT * n_samples)
+    )
+
+
 def histogram_feasible(epsilon, n_samples, n_classes, sensitivity):
     """Whether the Laplace class histogram is precise enough (public).
 
-    Its noise has standard deviation ``sqrt(2) sensitivity / epsilon`` per
-    count; it must be at most :data:`COUNT_NOISE_LIMIT` times the mean count
-    ``n / K``.
+    That is, ``epsilon`` at least :func:`_histogram_epsilon`.
     """
-    std = math.sqrt(2.0) * sensitivity / epsilon
-    return std <= COUNT_NOISE_LIMIT * n_samples / max(int(n_classes), 1)
+    return n_samples > 0 and epsilon >= _histogram_epsilon(
+        n_samples, n_classes, sensitivity
+    )
 
 
 def plan_estimates(
@@ -378,16 +392,6 @@ def plan_estimates(
         targets,
         notes,
         class_epsilon=each if classes else None,
-    )
-
-
-def _histogram_epsilon(n_samples, n_classes, sensitivity):
-    """Smallest epsilon of a :func:`histogram_feasible` class histogram."""
-    return (
-        math.sqrt(2.0)
-        * sensitivity
-        * max(int(n_classes), 1)
-        / (COUNT_NOISE_LIMIT * n_samples)
     )
 
 
