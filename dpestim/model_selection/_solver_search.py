@@ -195,15 +195,18 @@ class SearchEvents:
         self.charges, self.score_event, self.full = charges, score_event, full
         self.mean, self.shape = mean, shape
 
+    @staticmethod
+    def _events(charges, noise):
+        """The probed ``charges`` in order, the model's at ``noise``."""
+        return [c.dp_event for c in charges[:-1]] + [charges[-1].make_event(noise)]
+
     def fit(self, arm, noise):
         """The events one candidate of ``arm`` charges, in order."""
-        charges = self.charges[arm]
-        return [c.dp_event for c in charges[:-1]] + [charges[-1].make_event(noise)]
+        return self._events(self.charges[arm], noise)
 
     def refit(self, arm, noise):
         """The events of the refit of ``arm`` on all the rows."""
-        full = self.full[arm]
-        return [c.dp_event for c in full[:-1]] + [full[-1].make_event(noise)]
+        return self._events(self.full[arm], noise)
 
     def _inner(self, arm, noise):
         return dp_accounting.ComposedDpEvent(self.fit(arm, noise) + [self.score_event])
