@@ -9,6 +9,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
 from ..exceptions import PrivacyLeakWarning
+from ..preprocessing import _fit_scales
 from ..utils import check_label_values
 from ._base import BaseDPLinearModel
 from ._class_balance import ClassBalanceMixin
@@ -120,6 +121,26 @@ class BaseDPLinearClassifier(ClassBalanceMixin, ClassifierMixin, BaseDPLinearMod
             if norm > bound:
                 coef = (coef * (bound / norm)).astype(coef.dtype, copy=False)
         super()._set_coef(coef, intercept)
+
+    def _row_norm_target(self, y, solver):
+        """Multi-output fits (``K > 2`` classes) rescale rows to a larger median
+        norm: :data:`~dpestim.preprocessing._fit_scales.MULTINOMIAL_ROW_NORM_TARGET`,
+        for the softmax of :class:`~dpestim.LogisticRegression` and the
+        one-vs-rest (squared) hinge of :class:`~dpestim.LinearSVC` alike
+        (public: the number of classes, as :meth:`_estimated_classes` reads
+        it). A solver's own ``row_norm_target`` wins; binary fits keep
+        :data:`~dpestim.preprocessing._fit_scales.ROW_NORM_TARGET`.
+        """
+        if solver.row_norm_target is not None:
+            return solver.row_norm_target
+        if self._scale_fit[0].row_epsilon is None:  # no row scale estimated
+            return None
+        if self.classes is None:
+            check_label_values(y, "y")  # the clear error for mixed labels
+            K = np.unique(y).size
+        else:
+            K = len(self.classes)
+        return _fit_scales.MULTINOMIAL_ROW_NORM_TARGET if K > 2 else None
 
     def _resolve_classes(self, y):
         """Set ``classes_`` from ``classes=`` (public) or, with a warning, ``y``."""
