@@ -45,12 +45,14 @@ def test_classes_given_decide_like_the_labels():
     )
 
 
+@pytest.mark.parametrize("solver", ["auto", "dp-sgd"])
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
-def test_multi_output_hinge_takes_the_multinomial_target(loss):
+def test_multi_output_hinge_takes_the_multinomial_target(loss, solver):
     # issue 25: LinearSVC's one-vs-rest outputs (K > 2) were rescaled to the
-    # binary 2.95, which cost digits about 1 point at epsilon 1 and 2.5 at 0.5
+    # binary 2.95 with dp-sgd, which cost digits about 1 point at epsilon 1
+    # and 2.5 at 0.5, MNIST 6 points
     X, y = _data(4)
-    svc = LinearSVC(epsilon=1e4, random_state=0, max_iter=1, loss=loss)
+    svc = LinearSVC(epsilon=1e4, random_state=0, max_iter=1, loss=loss, solver=solver)
     median = np.median(np.linalg.norm(X, axis=1))
     assert _scale(svc, X, y) == pytest.approx(
         median / _fit_scales.MULTINOMIAL_ROW_NORM_TARGET, rel=0.05
@@ -77,3 +79,15 @@ def test_binary_hinge_solver_target_and_explicit_scales_keep_their_targets():
     assert _scale(fixed, X4, y4) == 1.0
     fixed = LogisticRegression(epsilon=1.0, random_state=0, feature_scale=None)
     assert _scale(fixed, X, y) == 1.0
+
+
+@pytest.mark.parametrize("solver", ["dp-scd", "dp-gd"])
+def test_multi_output_hinge_keeps_the_binary_target_outside_dp_sgd(solver):
+    # the rule is the solver's (multiclass_hinge_row_target): dp-scd lost
+    # about 5 points on digits at 8.36, the accelerated family is not measured
+    X, y = _data(4)
+    svc = LinearSVC(epsilon=1e4, random_state=0, max_iter=1, solver=solver)
+    median = np.median(np.linalg.norm(X, axis=1))
+    assert _scale(svc, X, y) == pytest.approx(
+        median / _fit_scales.ROW_NORM_TARGET, rel=0.05
+    )
