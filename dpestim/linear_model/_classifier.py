@@ -9,6 +9,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
 from ..exceptions import PrivacyLeakWarning
+from ..preprocessing import _fit_scales
 from ..utils import check_label_values
 from ._base import BaseDPLinearModel
 from ._class_balance import ClassBalanceMixin
@@ -120,6 +121,33 @@ class BaseDPLinearClassifier(ClassBalanceMixin, ClassifierMixin, BaseDPLinearMod
             if norm > bound:
                 coef = (coef * (bound / norm)).astype(coef.dtype, copy=False)
         super()._set_coef(coef, intercept)
+
+    def _row_norm_target(self, y, solver):
+        """Median row norm the rows are rescaled to (public: solver, loss, K).
+
+        A solver's own ``row_norm_target`` wins. With more than two classes
+        (public: the number of classes, as :meth:`_estimated_classes` reads
+        it), :data:`~dpestim.preprocessing._fit_scales.MULTINOMIAL_ROW_NORM_TARGET`
+        for the softmax of :class:`~dpestim.LogisticRegression` and for the
+        one-vs-rest (squared) hinge of :class:`~dpestim.LinearSVC` with a
+        solver whose ``multiclass_hinge_row_target`` says so (the dp-sgd
+        family; dp-scd lost 5 points on digits with it); else (``None``)
+        :data:`~dpestim.preprocessing._fit_scales.ROW_NORM_TARGET`.
+        """
+        if solver.row_norm_target is not None:
+            return solver.row_norm_target
+        if self._scale_fit[0].row_epsilon is None:  # no row scale estimated
+            return None
+        if self._loss_name not in ("logistic", "multinomial") and not getattr(
+            solver, "multiclass_hinge_row_target", False
+        ):
+            return None
+        if self.classes is None:
+            check_label_values(y, "y")  # the clear error for mixed labels
+            K = np.unique(y).size
+        else:
+            K = len(self.classes)
+        return _fit_scales.MULTINOMIAL_ROW_NORM_TARGET if K > 2 else None
 
     def _resolve_classes(self, y):
         """Set ``classes_`` from ``classes=`` (public) or, with a warning, ``y``."""

@@ -99,7 +99,8 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         geometric grid, 8 bins per factor 2 over ``2^-40 .. 2^40``; part of
         ``scale_share``), and the fit runs on ``x / s`` with ``s = m /
         2.95`` (the median row norm the rules were calibrated at; 8.36 for
-        a multinomial logistic fit): the same
+        more than two classes: softmax, and LinearSVC with the dp-sgd
+        family): the same
         ``clip_norm``, steps and noise see the same problem at any scale of
         ``X``. Only for a private fit with ``epsilon`` given,
         ``clip_norm="auto"`` and in-memory ``X``; otherwise, and when ``n``

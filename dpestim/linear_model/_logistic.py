@@ -6,8 +6,6 @@ import numpy as np
 from scipy.special import expit, log_softmax, softmax
 
 from ..losses import LOGISTIC, MULTINOMIAL
-from ..preprocessing import _fit_scales
-from ..utils import check_label_values
 from ._classifier import BaseDPLinearClassifier
 from ._docs import (
     ATTRIBUTES,
@@ -39,22 +37,6 @@ class LogisticRegression(BaseDPLinearClassifier):
         if p.shape[0] == 2:
             return [logp[1] - logp[0]]
         return logp - logp.mean()
-
-    def _row_norm_target(self, y, solver):
-        """Multinomial fits rescale rows to a larger median norm (see
-        :data:`~dpestim.preprocessing._fit_scales.MULTINOMIAL_ROW_NORM_TARGET`;
-        public: the number of classes, as :meth:`_estimated_classes` reads it).
-        """
-        if solver.row_norm_target is not None:
-            return solver.row_norm_target
-        if self._scale_fit[0].row_epsilon is None:  # no row scale estimated
-            return None
-        if self.classes is None:
-            check_label_values(y, "y")  # the clear error for mixed labels
-            K = np.unique(y).size
-        else:
-            K = len(self.classes)
-        return _fit_scales.MULTINOMIAL_ROW_NORM_TARGET if K > 2 else None
 
     def _encode_targets(self, y):
         idx = self._resolve_classes(y)

@@ -239,6 +239,13 @@ class BaseSolver(BaseEstimator):
         (``feature_scale="auto"``) brings the rows to; ``None``: the
         project's default (:data:`~dpestim.preprocessing._fit_scales.ROW_NORM_TARGET`,
         for solvers that clip per-example gradients).
+    multiclass_hinge_row_target : bool
+        Whether a one-vs-rest (squared) hinge fit with more than two classes
+        (:class:`~dpestim.LinearSVC`) rescales the rows to the multinomial
+        median norm
+        (:data:`~dpestim.preprocessing._fit_scales.MULTINOMIAL_ROW_NORM_TARGET`)
+        rather than the binary one; public (the solver, the number of
+        classes). True for the dp-sgd family (measured there).
     scale_share_cap : float or None
         Largest share of epsilon the estimator may give its private scale
         estimates when its ``scale_share`` is too small for them to be
@@ -261,6 +268,7 @@ class BaseSolver(BaseEstimator):
     neighbouring = "add_or_remove_one"
     supports_blocked_data = False
     row_norm_target = None
+    multiclass_hinge_row_target = False
     scale_share_cap = None
     #: Whether ``solve`` starts from ``plan.intercept_init`` when it is set
     #: (see :meth:`initial_point`); solvers without a primal iterate to start
