@@ -14,9 +14,12 @@ matrix alone would have let in (``auto_rule.py``'s ``CANDIDATES``).
 
     PYTHONPATH=. nice -n 10 python benchmarks/utility/auto_rule_probe.py \
         [--seeds 5] [--out /tmp/auto_rule_probe.md]
+
+Writes ``benchmarks/results/auto_rule_probe.md`` (or ``--out``).
 """
 
 import argparse
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -26,6 +29,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from defaults import _commit, load  # noqa: E402
 
+RESULTS = Path(
+    os.environ.get("DPESTIM_BENCH_RESULTS")
+    or Path(__file__).resolve().parents[1] / "results"
+)
 SOLVERS = ["dp-sgd", "adp-sgd", "dp-lssgd", "adassp"]
 EPSILONS = [0.1, 0.5, 1.0, 2.0]
 SIZES = [331, 1000, 3000]
@@ -49,7 +56,7 @@ def main():
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seeds", type=int, default=5)
-    p.add_argument("--out", default=None, help="also write the table here")
+    p.add_argument("--out", default=str(RESULTS / "auto_rule_probe.md"))
     args = p.parse_args()
     head = "| cell | eps | " + " | ".join(SOLVERS) + " | best - dp-sgd |"
     lines = [head, "|---" * (len(SOLVERS) + 3) + "|"]
@@ -68,11 +75,12 @@ def main():
             gap = med[best] - med["dp-sgd"]
             lines.append(f"| {label} | {eps:g} | {row} | {best} {gap:+.3f} |")
             print(lines[-1], flush=True)
-    if args.out:
-        Path(args.out).write_text(
-            f"R^2, median of {args.seeds} fit seeds, code {_commit()} "
-            "(benchmarks/utility/auto_rule_probe.py)\n\n" + "\n".join(lines) + "\n"
-        )
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(
+        f"R^2, median of {args.seeds} fit seeds, code {_commit()} "
+        "(benchmarks/utility/auto_rule_probe.py)\n\n" + "\n".join(lines) + "\n"
+    )
 
 
 if __name__ == "__main__":
