@@ -85,6 +85,7 @@ ENTRIES = [
             "diabetes",
         ),
     ),
+    Entry("auto_rule_probe", "utility/auto_rule_probe.py", ("--seeds", "1")),
     Entry("fairness", "utility/fairness.py", ("--quick",), needs=("fairlearn",)),
     Entry("small_data", "utility/small_data.py", ("--seeds", "1")),
     Entry(

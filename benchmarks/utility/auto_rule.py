@@ -87,7 +87,29 @@ CANDIDATES = {
     ),
     "dp-scd at n <= 1000": lambda f: "dp-scd" if f["n"] <= 1000 else "dp-sgd",
     "adp-adagrad at d >= 500": lambda f: "adp-adagrad" if f["d"] >= 500 else "dp-sgd",
+    # issue 26, at HEAD: one row added in front of the adopted table
+    # (auto_rule_probe.py measures the subsamples that decided against them)
+    "adopted + dp-lssgd for Ridge at epsilon <= 0.1": lambda f: _row(
+        f, f["loss"] == "squared" and f["epsilon"] <= 0.1, "dp-lssgd"
+    ),
+    "adopted + dp-lssgd at epsilon <= 0.1 and d >= 500": lambda f: _row(
+        f, f["epsilon"] <= 0.1 and f["d"] >= 500, "dp-lssgd"
+    ),
+    "adopted + adassp for Ridge at n <= 2000, any y_bound": lambda f: _row(
+        f, f["loss"] == "squared" and f["n"] <= 2000, "adassp"
+    ),
+    "adopted + dp-scd for LinearSVC at n <= 1000": lambda f: _row(
+        f, f["loss"] == "squared_hinge" and f["n"] <= 1000, "dp-scd"
+    ),
 }
+
+
+def _row(facts, condition, solver):
+    """The adopted rule with one row in front: ``solver`` where ``condition``
+    holds on a private approximate-DP fit, else :func:`choose_solver`'s pick."""
+    if condition and facts["private"] and not facts["pure"]:
+        return solver
+    return choose_solver(facts)[0]
 
 
 def _facts(est_cls, X, extra, eps, delta):

@@ -47,6 +47,20 @@ splits; adp-sgd for Ridge at ``epsilon <= 0.1`` gains one cell on each but
 rests on one derivation cell (California at 0.1) with a held-out gain
 within seed noise, and at epsilon 0.2 it already falls 0.029 R^2 below
 dp-sgd on diabetes, so it is not a row.
+Re-checked at the code of issue 26's last round (the six small and medium
+datasets re-measured, Adult / w8a / MNIST / phishing from the matrix): four
+more rows, each added in front of this table, were scored
+(``auto_rule.py``'s ``CANDIDATES``). ``dp-scd`` for ``LinearSVC`` at ``n <=
+1000`` puts ``"auto"`` below dp-sgd in five held-out cells (German at 1,
+breast cancer at 0.1-2; 36 cells within against 40); ``dp-lssgd`` at
+``epsilon <= 0.1`` and ``d >= 500`` gains the two MNIST cells and has no
+held-out cell to check it. ``dp-lssgd`` for ``Ridge`` at ``epsilon <= 0.1``
+and ``adassp`` for ``Ridge`` at ``n <= 2000`` (any target bound) gain
+held-out cells on diabetes, but on California subsamples (331 / 1,000 /
+3,000 rows, three draws each, ``benchmarks/utility/auto_rule_probe.py``,
+``benchmarks/results/auto_rule_probe.md``) dp-lssgd falls below dp-sgd in 7
+of 9 at epsilon 0.1 (up to 0.08 R^2; adp-sgd in 9 of 9) and AdaSSP in every
+one at every epsilon (by 0.07-0.37 R^2), so none is a row.
 Non-private ``Ridge`` (``epsilon = inf``): AdaSSP without noise is the
 exact ridge solution, where dp-sgd's 2,000 steps stop short (diabetes,
 current code: R^2 0.359 against 0.324, more than 0.02 from the best); the
