@@ -30,10 +30,9 @@ class AutoUnits(float):
     ``AutoUnits(1.0)`` is therefore ``"auto"`` for a private fit (the same
     mechanism and, with the same seed, the same model). This is what
     :class:`~dpestim.model_selection.Relative` factors of an ``"auto"`` clip
-    norm resolve to (also importable as
-    ``dpestim.model_selection.AutoUnits``). Where no row scale is estimated (a fixed
-    ``noise_multiplier``, an explicit ``feature_scale``, blocked ``X``) it is
-    the number ``c``.
+    norm resolve to (importable as ``dpestim.model_selection.AutoUnits``).
+    Where no row scale is estimated (a fixed ``noise_multiplier``, an
+    explicit ``feature_scale``, blocked ``X``) it is the number ``c``.
 
     Parameters
     ----------

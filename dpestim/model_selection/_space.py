@@ -119,9 +119,10 @@ def resolve_relative(params, plan, estimator=None):
 
     The value is in the units the estimator's own fit uses: ``alpha`` in
     ``X``'s units (the plan's ``user_alpha``); ``clip_norm``, when the
-    estimator's is ``"auto"``, as :class:`~dpestim.linear_model._scales.
-    AutoUnits` (the ``"auto"`` fit's units: the fit keeps its private row
-    scale, so that the factor 1 is the ``"auto"`` fit), else a number in
+    estimator's is ``"auto"`` (or already :class:`AutoUnits`), as
+    :class:`AutoUnits` (the ``"auto"`` fit's units: the fit keeps its
+    private row scale, so that the factor 1 is the ``"auto"`` fit), else a
+    number in
     ``X``'s units. ``estimator``: the estimator (or pipeline) whose plan
     ``plan`` is (``None``: numbers throughout).
     """
