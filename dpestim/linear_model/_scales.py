@@ -9,13 +9,51 @@ requested epsilon.
 """
 
 import math
+import numbers
 
 from ..preprocessing import _fit_scales as _scales
 from ..privacy import check_guarantee
 from ..privacy.ledger import composed_epsilon
 from ..solvers import _policy
 
-__all__ = ["PrivateScalesMixin"]
+__all__ = ["AutoUnits", "PrivateScalesMixin"]
+
+
+class AutoUnits(float):
+    """A ``clip_norm`` in the units of the ``"auto"`` fit.
+
+    ``clip_norm=AutoUnits(c)`` clips at ``c`` in the units that
+    ``clip_norm="auto"`` uses: the fit keeps its private row scale
+    (``feature_scale="auto"``, estimated and accounted exactly as for
+    ``"auto"``) and clips the rescaled rows' gradients at ``c``, where a
+    plain number is in the units of ``X`` and switches the row scale off.
+    ``AutoUnits(1.0)`` is therefore ``"auto"`` for a private fit (the same
+    mechanism and, with the same seed, the same model). This is what
+    :class:`~dpestim.model_selection.Relative` factors of an ``"auto"`` clip
+    norm resolve to (importable as ``dpestim.model_selection.AutoUnits``).
+    Where no row scale is estimated (a fixed ``noise_multiplier``, an
+    explicit ``feature_scale``, blocked ``X``) it is the number ``c``.
+
+    Parameters
+    ----------
+    value : float
+        Positive (``inf`` only for a non-private fit, as ``clip_norm``).
+    """
+
+    def __new__(cls, value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"AutoUnits needs a real number, got {value!r}.")
+        if not float(value) > 0:
+            raise ValueError(f"AutoUnits needs a positive value, got {value!r}.")
+        return super().__new__(cls, float(value))
+
+    def __repr__(self):
+        return f"AutoUnits({float(self)!r})"
+
+
+def in_auto_units(clip_norm):
+    """Whether ``clip_norm`` is in the ``"auto"`` fit's units (``"auto"`` too)."""
+    return _policy.is_auto(clip_norm) or isinstance(clip_norm, AutoUnits)
 
 
 class PrivateScalesMixin:
@@ -45,11 +83,13 @@ class PrivateScalesMixin:
     def _rows_estimated(self, blocked):
         """Whether the row scale is estimated (public: the parameters).
 
-        An explicit ``clip_norm`` is in the units of ``X``: nothing then.
+        An explicit ``clip_norm`` is in the units of ``X``: nothing then
+        (an :class:`AutoUnits` one is in the ``"auto"`` fit's units: the
+        scale is estimated as for ``"auto"``).
         """
         return (
             _policy.is_auto(self.feature_scale)
-            and _policy.is_auto(self.clip_norm)
+            and in_auto_units(self.clip_norm)
             and not blocked
         )
 

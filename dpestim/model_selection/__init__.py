@@ -11,6 +11,7 @@
   private steps, flagging non-private steps fitted on the data.
 """
 
+from ..linear_model._scales import AutoUnits
 from ._budget import PrivacyBudget
 from ._search import PrivateSearchCV
 from ._space import Relative, default_space
@@ -18,6 +19,7 @@ from ._subset import SubsetSearchCV, subset_plan
 from ._workflow import WorkflowGuarantee, check_private_steps, workflow_guarantee
 
 __all__ = [
+    "AutoUnits",
     "PrivacyBudget",
     "PrivateSearchCV",
     "Relative",

@@ -14,22 +14,18 @@ from numbers import Real
 
 import numpy as np
 from dp_accounting import dp_event
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import UtilityWarning
-from ..privacy import calibrate_noise
 from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
+from ._search_candidates import CandidateMixin
 from ._search_rules import (
-    _SHAPES,
     _check_searched_keys,
     _final_private_step,
     _Interceptor,
-    _private_steps,
-    _Probe,
-    _probe_values,
     _sample_repetitions,
     _streams,
 )
@@ -50,7 +46,7 @@ __all__ = ["PrivateSearchCV"]
 _SCORE_STD_WARN = 0.02
 
 
-class PrivateSearchCV(MetaEstimatorMixin, BaseEstimator):
+class PrivateSearchCV(CandidateMixin, MetaEstimatorMixin, BaseEstimator):
     """Differentially private random search (Papernot & Steinke 2022).
 
     Draws a secret random number ``K`` of candidates from a public
@@ -300,134 +296,6 @@ default="geometric"
         self.random_state = random_state
         self.budget = budget
 
-    # -- pieces -------------------------------------------------------------------
-
-    def _shape(self):
-        if self.distribution == "negative-binomial":
-            return float(self.shape)
-        return _SHAPES[self.distribution]
-
-    def _candidate(self, params, seed=None):
-        """A candidate; ``seed`` (a ``SeedSequence``) drives all its noise."""
-        est = clone(self.estimator).set_params(**params)
-        _final_private_step(est).set_params(epsilon=None)
-        if seed is not None:
-            # RepeatAndSelect needs independent runs: every private step of
-            # every candidate gets its own stream, spawned from the search's
-            # SeedSequence (an estimator's own random_state is overridden).
-            for step in _private_steps(est):
-                child = seed.spawn(1)[0]
-                step.set_params(
-                    random_state=np.random.Generator(np.random.PCG64(child))
-                )
-        return est
-
-    def _probe(self, params, X, y, nm):
-        """Charges of one candidate's fit, stopped before its model runs."""
-        est = self._candidate(params)
-        _final_private_step(est).set_params(noise_multiplier=nm)
-        probe = _Interceptor()
-        push_target(probe, thread_local=True)
-        try:
-            est.fit(X, y)
-        except _Probe:
-            pass
-        finally:
-            pop_target(probe)
-        if not probe.charges or probe.charges[-1].make_event is None:
-            raise TypeError("PrivateSearchCV: the estimator announced no private fit.")
-        return probe.charges
-
-    def _check_mechanism_fixed(self, space, charges, X, y, drop=False, base=None):
-        """Refuse, whatever the draw, a searched parameter that moves the DpEvent.
-
-        Some parameters change the mechanism only with some solvers (the
-        learning rate sets the noise of ``adp-sgd`` and the schedule of
-        ``dp-nag-opt``; ``alpha`` or ``fit_intercept`` can set an ``"auto"``
-        number of steps). Each searched parameter is probed (nothing runs)
-        at values that do not depend on the random draw: every listed value,
-        or the 0.001, 0.5 and 0.999 quantiles of a distribution. With
-        ``drop=True`` (the default space) such a parameter is left out of
-        the space instead (a public rule: solver, n, d); returns the space.
-        ``base``: parameters every probe sets (a listed solver).
-        """
-        base = base or {}
-        expected = [c.dp_event for c in charges]
-        kept = dict(space)
-        for name in sorted(space):
-            for value in _probe_values(space[name]):
-                params = resolve_relative({name: value}, charges[-1].plan)
-                probed = self._probe({**base, **params}, X, y, 1.0)
-                if [c.dp_event for c in probed] != expected and drop:
-                    kept.pop(name)
-                    break
-                if [c.dp_event for c in probed] != expected:
-                    step = _final_private_step(self.estimator)
-                    solver = step.get_params(deep=False).get("solver")
-                    solver = next(iter(base.values()), solver)
-                    raise ValueError(
-                        f"PrivateSearchCV cannot search {name!r} with "
-                        f"{type(step).__name__}(solver={solver!r}): its value "
-                        "changes the mechanism's DpEvent (e.g. "
-                        f"{name}={params[name]!r}). "
-                        "Fix it on the estimator (or set max_iter and batch_size "
-                        "explicitly when an 'auto' schedule depends on it)."
-                    )
-        if not kept:
-            raise ValueError(
-                "PrivateSearchCV: every parameter of the default space changes "
-                "the mechanism's DpEvent with this solver; give "
-                "param_distributions."
-            )
-        return kept
-
-    def _delta(self):
-        return float(self.delta if self.epsilon is not None else self.budget.delta)
-
-    def _restore_random_state(self, est):
-        """Give ``est``'s steps back the estimator's own ``random_state``.
-
-        A released model must not carry the stream of its noise: its state
-        would let anyone regenerate the noise and subtract it.
-        """
-        for step, own in zip(_private_steps(est), _private_steps(self.estimator)):
-            step.set_params(random_state=own.get_params(deep=False)["random_state"])
-
-    def _scores(self, est, X, y):
-        """Per-example scores in [0, 1] (their sum has sensitivity 1)."""
-        pred = est.predict(X)
-        if is_classifier(est):
-            return (pred == y).astype(float)
-        if self.error_bound is None:
-            raise ValueError(
-                "error_bound must be given (a public bound on the squared error) "
-                "to score a regressor privately."
-            )
-        b = float(self.error_bound)
-        return 1.0 - np.minimum((np.asarray(y, float) - pred) ** 2, b) / b
-
-    def _score_sigma(self, n_val):
-        """Noise std of the summed validation score (its sensitivity is 1)."""
-        if self.score_noise != "auto":
-            return float(self.score_noise) * n_val
-        if self.epsilon is not None:
-            eps, delta = float(self.epsilon), float(self.delta)
-        elif self.budget is not None:
-            eps, delta = self.budget.remaining(), self.budget.delta
-        else:
-            eps = delta = math.nan  # reported by rdp_calibration
-        if not eps > 0:
-            raise ValueError(
-                "epsilon=None spends the rest of budget=, which must be a "
-                "PrivacyBudget with epsilon left."
-            )
-        return calibrate_noise(
-            dp_event.GaussianDpEvent,
-            eps / 10,
-            delta,
-            cache_key=("GaussianDpEvent",),
-        )
-
     # -- fit ---------------------------------------------------------------------
 
     def fit(self, X, y):
@@ -499,7 +367,8 @@ default="geometric"
         draws = [{k: v for k, v in c.items() if k in space} for c in candidates]
         arm_of = [d[key] if solvers else None for d in draws]
         candidates = [
-            resolve_relative(d, charges[a][-1].plan) for d, a in zip(draws, arm_of)
+            resolve_relative(d, charges[a][-1].plan, self.estimator)
+            for d, a in zip(draws, arm_of)
         ]
         relations = {c.neighbouring for a in arms for c in charges[a]}
         if len(relations) != 1:

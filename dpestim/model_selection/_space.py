@@ -7,6 +7,8 @@ import numpy as np
 from scipy.stats import loguniform
 from sklearn.utils import check_random_state
 
+from ..linear_model._scales import AutoUnits, in_auto_units
+
 __all__ = ["Relative", "default_space", "sample_candidate"]
 
 #: Multiplicative range of the learning rate around the resolved value.
@@ -24,7 +26,18 @@ class Relative:
     ``f``; the candidate's learning rate is ``f`` times the value the
     estimator itself would use: its explicit value, or the value its solver
     resolves for ``"auto"`` from public quantities (read from the solver's
-    plan, before anything runs).
+    plan, before anything runs), in the units the estimator's own fit uses:
+    ``alpha`` in the units of ``X``; ``clip_norm``, when the estimator's is
+    ``"auto"``, in the units of the ``"auto"`` fit (:class:`AutoUnits`: the
+    fit keeps its private row scale, ``feature_scale="auto"``), so that the
+    factor 1 is the ``"auto"`` fit itself. (A number would be in the units
+    of ``X`` and switch the row scale off: another model.) Candidates of
+    :class:`PrivateSearchCV` run at a fixed noise multiplier, which
+    estimates no row scale (no budget to share): there the ``"auto"`` clip
+    norm and its factors are in the units of ``X``, as for the ``"auto"``
+    candidate; the fit of :class:`SubsetSearchCV` on the other rows runs at
+    ``(epsilon, delta)`` and estimates (and accounts) its row scale as the
+    ``"auto"`` fit does.
 
     Parameters
     ----------
@@ -101,8 +114,19 @@ class Factor(float):
         return repr(float(self))
 
 
-def resolve_relative(params, plan):
-    """``params`` with every :class:`Factor` times the plan's value."""
+def resolve_relative(params, plan, estimator=None):
+    """``params`` with every :class:`Factor` times the plan's value.
+
+    The value is in the units the estimator's own fit uses: ``alpha`` in
+    ``X``'s units (the plan's ``user_alpha``); ``clip_norm``, when the
+    estimator's is ``"auto"`` (or already :class:`AutoUnits`), as
+    :class:`AutoUnits` (the ``"auto"`` fit's units: the fit keeps its
+    private row scale, so that the factor 1 is the ``"auto"`` fit), else a
+    number in
+    ``X``'s units. ``estimator``: the estimator (or pipeline) whose plan
+    ``plan`` is (``None``: numbers throughout).
+    """
+    own = estimator.get_params() if estimator is not None else {}
     out = {}
     for name, value in params.items():
         if isinstance(value, Factor):
@@ -118,6 +142,9 @@ def resolve_relative(params, plan):
                     f"plan resolves {attr!r}."
                 )
             value = float(value) * float(base)
+            if attr == "clip_norm" and in_auto_units(own.get(name)):
+                # an explicit number would switch the private row scale off
+                value = AutoUnits(value)
         out[name] = value
     return out
 

@@ -170,7 +170,10 @@ class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
     :class:`PrivateSearchCV` selects hyperparameters there at ``(epsilon,
     delta)``; the winner's :class:`Relative` factors are applied to the plan
     the estimator resolves on the other rows (public extrapolation rule) and
-    the estimator is fitted once on those rows at ``(epsilon, delta)``. The
+    the estimator is fitted once on those rows at ``(epsilon, delta)`` (a
+    factor of an ``"auto"`` clip norm is in the ``"auto"`` fit's units,
+    :class:`~dpestim.model_selection.AutoUnits`: that fit keeps its private
+    row scale, so a winner of factor 1 is the ``"auto"`` fit). The
     two parts read disjoint rows: the whole is ``(epsilon, delta)``-DP by
     parallel composition (the relation and its proof are in
     :mod:`dpestim.model_selection._subset`). With ``subset="auto"`` a
@@ -357,7 +360,7 @@ class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
             # fit, so it is the final fit's own (released, accounted) value:
             # the plan read here is a post-processing of the final part.
             plan = _plan_of(self._final({}, final_seed), X_r, y_r)
-            params = resolve_relative(params, plan)
+            params = resolve_relative(params, plan, self.estimator)
         # "defaults" plan: the estimator as given, its own random_state (so
         # the release is that of one plain fit); "subset": the final stream
         final = self._final(params, final_seed if q > 0 else None)

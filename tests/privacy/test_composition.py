@@ -196,3 +196,59 @@ def test_large_fits_keep_a_bounded_sketch(registry, monkeypatch):
         _composition.note_fit(X[500:], 1.0, 0.0, label="b")
     sizes = [np.load(p)["fingerprints"].size for p in registry.glob("*.npz")]
     assert sizes == [64, 64]
+
+
+def _per_fit_reference(kept, limit, records):
+    """The composition fit by fit (what the grouped totals must equal)."""
+    eps, dlt = np.zeros(kept.size), np.zeros(kept.size)
+    count = np.zeros(kept.size, dtype=np.int64)
+    for fps, lim, e, d in records:
+        if not _composition._overlaps(kept, limit, fps, lim):
+            continue
+        inside = np.isin(kept, fps) | (kept >= lim)
+        eps, dlt, count = eps + e * inside, dlt + d * inside, count + inside
+    if not count.any():
+        return None
+    return int(count.max()), float(eps.max()), float(dlt.max())
+
+
+def test_registry_keeps_running_totals_per_sketch(registry, monkeypatch):
+    """Fits of the same rows share one group (a running count and sums), so a
+    loop of refits does not re-read every earlier fit; the grouped totals are
+    the fit-by-fit basic composition, truncated sketches included."""
+    monkeypatch.setattr(_composition, "MAX_FINGERPRINTS", 32)
+    X = np.random.default_rng(3).normal(size=(120, 2))
+    parts = [X[:40], X[:40], X[20:100], X[:40], X, X[20:100], X[100:], X[:10]]
+    parts += [X[100:]] * 5
+    path = _composition._registry()
+    salt = _composition._salt(path)
+    records = []
+    for i, Z in enumerate(parts):
+        eps, delta = 0.5 + i / 10, 1e-6 * (i + 1)
+        found = _composition.fingerprints(Z, salt)
+        limit = _composition._ALL if found.size <= 32 else found[32]
+        kept = found[:32]
+        got = _composition._composed(
+            kept, limit, _composition._load(path).groups.values()
+        )
+        want = _per_fit_reference(kept, limit, records)
+        assert (got is None) == (want is None)
+        if want is not None:
+            assert got[0] == want[0]
+            assert got[1:] == pytest.approx(want[1:], rel=1e-12)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _composition.note_fit(Z, eps, delta, label=f"fit {i}")
+        records.append((kept, limit, eps, delta))
+    index = _composition._load(path)
+    # one group per distinct set of rows, holding all their fits
+    assert len(index.groups) == 5
+    assert sorted(g[2] for g in index.groups.values()) == [1, 1, 2, 3, 6]
+    # another process (a fresh cache) reads the files into the same totals
+    _composition._loaded.pop(path)
+    again = _composition._load(path)
+    assert again.groups.keys() == index.groups.keys()
+    for key, group in index.groups.items():
+        assert again.groups[key][2] == group[2]
+        assert again.groups[key][3:] == pytest.approx(group[3:], rel=1e-12)
+    assert len(again.seen) == len(parts)
