@@ -20,7 +20,12 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
         private fit; ``inf`` (no clipping: scikit-learn's objective) for a
         non-private one (``epsilon=inf`` or ``noise_multiplier=0``), whose
         ``"auto"`` step rule then reads the data's row norms (only then; the
-        report says the fit is not private). Resolved value: ``clip_norm_``.
+        report says the fit is not private). A float is in the units of ``X``
+        as given and turns the private row scale off (``feature_scale``);
+        :class:`~dpestim.model_selection.AutoUnits` ``(c)`` clips at ``c`` in
+        the units of the ``"auto"`` fit (the row scale is kept;
+        ``AutoUnits(1.0)`` is the ``"auto"`` fit: what a search's
+        ``Relative`` factor of the clip resolves to). Resolved value: ``clip_norm_``.
     alpha : float or "auto", default="auto"
         L2 penalty on the mean loss: the objective is
         ``mean_i loss_i + alpha / 2 * ||coef||^2`` (the intercept is not
