@@ -13,7 +13,12 @@ from .clipping import (
     weighted_clipped_grad_sum_csr,
 )
 from .counter_sampling import SAMPLING_BLOCK, poisson_sample_range, sampling_key
-from .l1_clipping import l1_clipped_grad_sum, l1_clipped_grad_sum_csr
+from .l1_clipping import (
+    l1_clipped_grad_sum,
+    l1_clipped_grad_sum_csr,
+    weighted_l1_clipped_grad_sum,
+    weighted_l1_clipped_grad_sum_csr,
+)
 from .sampling import poisson_sample
 from .smoothing import laplacian_smooth_inplace
 from .wor_sampling import sample_without_replacement
@@ -26,6 +31,8 @@ __all__ = [
     "l1_clipped_grad_sum_csr",
     "weighted_clipped_grad_sum",
     "weighted_clipped_grad_sum_csr",
+    "weighted_l1_clipped_grad_sum",
+    "weighted_l1_clipped_grad_sum_csr",
     "laplacian_smooth_inplace",
     "poisson_sample",
     "poisson_sample_range",

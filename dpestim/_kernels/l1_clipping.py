@@ -70,3 +70,36 @@ def l1_clipped_grad_sum_csr(
         data, indices, indptr, Y, rows, n_rows, W, b, loss, clip_norm,
         row_l1_norms, fit_intercept, G, g0, z, dz, True, np.empty(0),
     )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def weighted_l1_clipped_grad_sum(
+    X, Y, rows, n_rows, W, b, loss, clip_norm, row_l1_norms, fit_intercept, G,
+    g0, z, dz, weights,
+):  # fmt: skip
+    """:func:`l1_clipped_grad_sum` with row ``i``'s clipped gradient times ``weights[i]``.
+
+    The weights (per-example, e.g. ``class_weight``) must lie in ``[0, 1]``:
+    each weighted clipped gradient then has L1 norm at most ``clip_norm``
+    (the rounding-safe claim of :mod:`dpestim._kernels.clipping` holds, since
+    ``fl(s w) <= s``), so replacing one example still moves the sum by at most
+    ``2 clip_norm`` in L1 norm, the sensitivity the Laplace events assume. An
+    empty ``weights`` is no weighting (the same arithmetic as
+    :func:`l1_clipped_grad_sum`).
+    """
+    dense_clipped_sum(
+        X, Y, rows, n_rows, W, b, loss, clip_norm, row_l1_norms, fit_intercept,
+        G, g0, z, dz, True, weights,
+    )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def weighted_l1_clipped_grad_sum_csr(
+    data, indices, indptr, Y, rows, n_rows, W, b, loss, clip_norm, row_l1_norms,
+    fit_intercept, G, g0, z, dz, weights,
+):  # fmt: skip
+    """CSR twin of :func:`weighted_l1_clipped_grad_sum`."""
+    csr_clipped_sum(
+        data, indices, indptr, Y, rows, n_rows, W, b, loss, clip_norm,
+        row_l1_norms, fit_intercept, G, g0, z, dz, True, weights,
+    )  # fmt: skip

@@ -11,12 +11,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..._kernels import (
-    clipped_grad_sum,
-    clipped_grad_sum_csr,
-    l1_clipped_grad_sum,
-    l1_clipped_grad_sum_csr,
     poisson_sample_range,
     sample_without_replacement,
+    weighted_clipped_grad_sum,
+    weighted_clipped_grad_sum_csr,
+    weighted_l1_clipped_grad_sum,
+    weighted_l1_clipped_grad_sum_csr,
 )
 from ..._kernels.discrete_laplace import snap_discrete_laplace
 from ...utils._rows import row_sq_norms
@@ -54,6 +54,7 @@ def _accelerated_loop(
     path_b,
     grids,
     grid_scales,
+    weights,
 ):
     """Run ``len(steps)`` noisy (accelerated) steps in place on ``(W, b)``.
 
@@ -67,7 +68,11 @@ def _accelerated_loop(
     ``path_b`` receive the iterates when they have ``len(steps)`` rows.
     ``grids`` non-empty: exact discrete Laplace instead of ``laplace``, each
     coordinate snapped to ``grids[t]`` plus ``DLap(grid_scales[t])`` grid
-    units (see :mod:`dpestim.privacy.discrete`).
+    units (see :mod:`dpestim.privacy.discrete`). ``weights`` (empty: none)
+    multiply each row's clipped gradient (``class_weight``; values in ``[0,
+    1]``, so each weighted gradient keeps its norm bound ``clip_norm`` and
+    the sum its sensitivity); with none the kernels run the unweighted
+    arithmetic exactly.
     """
     exact = grids.shape[0] > 0
     # the update then adds no noise of its own
@@ -98,25 +103,25 @@ def _accelerated_loop(
         g0[:] = 0.0
         if l1:
             if sparse:
-                l1_clipped_grad_sum_csr(
+                weighted_l1_clipped_grad_sum_csr(
                     data, indices, indptr, Y, rows, m, PW, pb, loss, clip_norm,
-                    row_norms, fit_intercept, G, g0, z, dz,
+                    row_norms, fit_intercept, G, g0, z, dz, weights,
                 )  # fmt: skip
             else:
-                l1_clipped_grad_sum(
+                weighted_l1_clipped_grad_sum(
                     X, Y, rows, m, PW, pb, loss, clip_norm, row_norms,
-                    fit_intercept, G, g0, z, dz,
+                    fit_intercept, G, g0, z, dz, weights,
                 )  # fmt: skip
         else:
             if sparse:
-                clipped_grad_sum_csr(
+                weighted_clipped_grad_sum_csr(
                     data, indices, indptr, Y, rows, m, PW, pb, loss, clip_norm,
-                    row_norms, fit_intercept, G, g0, z, dz,
+                    row_norms, fit_intercept, G, g0, z, dz, weights,
                 )  # fmt: skip
             else:
-                clipped_grad_sum(
+                weighted_clipped_grad_sum(
                     X, Y, rows, m, PW, pb, loss, clip_norm, row_norms,
-                    fit_intercept, G, g0, z, dz,
+                    fit_intercept, G, g0, z, dz, weights,
                 )  # fmt: skip
         if exact and noise_scales[t] > 0.0:
             grid, scale = grids[t], grid_scales[t]
