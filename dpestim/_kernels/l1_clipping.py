@@ -77,7 +77,7 @@ def weighted_l1_clipped_grad_sum(
     X, Y, rows, n_rows, W, b, loss, clip_norm, row_l1_norms, fit_intercept, G,
     g0, z, dz, weights,
 ):  # fmt: skip
-    """:func:`l1_clipped_grad_sum` with row ``i``'s clipped gradient times ``weights[i]``.
+    """:func:`l1_clipped_grad_sum`, row ``i``'s clipped gradient times ``weights[i]``.
 
     The weights (per-example, e.g. ``class_weight``) must lie in ``[0, 1]``:
     each weighted clipped gradient then has L1 norm at most ``clip_norm``

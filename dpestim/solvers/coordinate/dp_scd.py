@@ -27,6 +27,19 @@ calibrated here protects, so the argument must not (and does not) count
 them. The noise the paper also adds to ``alpha_B`` is kept (Algorithm 1),
 with the same standard deviation; the guarantee does not rely on it.
 
+Class weights (``class_weight``, ``plan.class_weights``). The weighted primal
+``mean_i c_i loss_i + alpha / 2 ||theta||^2`` (``c_i`` in ``[0, 1]``, the
+weight of ``i``'s class normalised by the largest) has the dual terms ``c_i
+loss_i*(-alpha_i / c_i)`` (boxes scaled to ``[0, c_i]``, see
+:func:`dual_step`) and the same map ``theta = v / (alpha n)``. The argument
+above does not use the form of the update: record ``j``'s update is a
+function of its own record (``x_j``, ``y_j``, hence ``c_j``: the class
+weights are public, or a release of the private class histogram accounted
+for separately), its own dual variable and the released ``v``, and it is
+clipped to ``|zeta_j| <= C / max(1, ||x_j||)`` after it is computed. So the
+weights change neither the sensitivity ``C`` nor the event; the sequential
+variant's bound (every update clipped to ``C``) holds as well.
+
 Layout: in the paper's notation the data matrix is ``X^T`` (features x
 examples) and a coordinate is one of its *columns*. The kernels below work on
 columns of ``X^T``: an F-ordered dense array (the transpose of scikit-learn's
@@ -48,7 +61,7 @@ from ..._kernels.clipping import _safe_limit
 from ...losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
 from ...utils._progress import current_progress
 from .. import _policy
-from ..base import BaseSolver, SolverResult
+from ..base import BaseSolver, SolverResult, row_weights
 from ..sgd.dp_sgd import DPSGD
 from . import _policy as _coordinate_policy
 
@@ -65,8 +78,15 @@ _EMPTY_XT = np.zeros((2, 2), order="F")
 
 
 @numba.njit(cache=True)
-def dual_step(loss, y, a, m, s):
+def dual_step(loss, y, a, m, s, c):
     """Unclipped minimiser ``zeta`` of one coordinate's dual subproblem.
+
+    The coordinate's loss is ``c loss(.)`` (``class_weight``, ``c`` in
+    ``[0, 1]``; 1 without weights); its dual term is the conjugate ``c
+    loss*(-a / c)``: the box of the margin losses becomes ``y a in [0, c]``
+    (hinge; ``[c beta, c (1 - beta)]`` logistic) and the quadratic terms of
+    the squared losses are divided by ``c``. With ``c = 1`` the arithmetic is
+    exactly the unweighted one (every product or quotient by ``c`` is exact).
 
     Parameters
     ----------
@@ -80,31 +100,37 @@ def dual_step(loss, y, a, m, s):
         Current prediction ``x_j . v / (alpha n)``.
     s : float
         Curvature ``sigma' ||x_j||^2 / (alpha n)`` (positive).
+    c : float
+        Weight of the coordinate's loss, in ``[0, 1]``.
 
     Returns
     -------
     zeta : float
-        Squared: ``(y - m - a) / (1 + s)``. Hinge: exact box-constrained
-        minimiser, ``y alpha_new`` in [0, 1]. Squared hinge:
-        ``y alpha_new >= 0``. Logistic: one Newton step from the projection of
-        ``a`` on ``y alpha in [beta, 1 - beta]``, the result projected again.
-        ``zeta = alpha_new - a`` is measured from the stored ``a``.
+        Squared: ``(c (y - m) - a) / (1 + c s)``. Hinge: exact box-constrained
+        minimiser, ``y alpha_new`` in [0, c]. Squared hinge:
+        ``(c (y - m) - a / 2) / (1 / 2 + c s)``, then ``y alpha_new >= 0``.
+        Logistic: one Newton step from the projection of ``a`` on ``y alpha in
+        [c beta, c (1 - beta)]``, the result projected again (``c = 0``: the
+        box is ``{0}``). ``zeta = alpha_new - a`` is measured from the stored
+        ``a``.
     """
     if loss == SQUARED:
-        return (y - m - a) / (1.0 + s)
+        return (c * (y - m) - a) / (1.0 + c * s)
     if loss == HINGE:
         b = y * a + (1.0 - y * m) / s
-        return y * min(1.0, max(0.0, b)) - a
+        return y * min(c, max(0.0, b)) - a
     if loss == SQUARED_HINGE:
-        z = (y - m - 0.5 * a) / (0.5 + s)
+        z = (c * (y - m) - 0.5 * a) / (0.5 + c * s)
         return y * max(0.0, y * (a + z)) - a
-    # logistic
+    # logistic, in b = y alpha / c (the weighted entropy c phi(b))
+    if c <= 0.0:
+        return -a
     beta = LOGISTIC_BOX
-    b = min(1.0 - beta, max(beta, y * a))
+    b = min(1.0 - beta, max(beta, y * a / c))
     g = y * (math.log(b) - math.log1p(-b)) + m
-    h = 1.0 / (b * (1.0 - b)) + s
-    b_new = min(1.0 - beta, max(beta, b - y * g / h))
-    return y * b_new - a
+    h = 1.0 / (c * b * (1.0 - b)) + s
+    b_new = min(1.0 - beta, max(beta, b - y * g / (h * c)))
+    return y * c * b_new - a
 
 
 @numba.njit(cache=True)
@@ -203,6 +229,7 @@ def scd_loop(
     _scd_steps(
         Xt, data, indices, indptr, sparse, y, sq_norms, loss, lam_n, sigma_prime,
         clip, noise_std, q, 0, n_steps, sequential, cap, alpha, v, owed_from, rng,
+        _EMPTY_F,
     )  # fmt: skip
 
 
@@ -210,8 +237,14 @@ def scd_loop(
 def _scd_steps(
     Xt, data, indices, indptr, sparse, y, sq_norms, loss, lam_n, sigma_prime,
     clip, noise_std, q, t_start, n_steps, sequential, cap, alpha, v, owed_from, rng,
+    weights,
 ):  # fmt: skip
     """Steps ``t_start, ..., t_start + n_steps - 1`` of :func:`scd_loop`.
+
+    ``weights`` (empty: none, every weight 1): the weight ``c_j`` in ``[0,
+    1]`` of each record's loss (``class_weight``), read by :func:`dual_step`.
+    The update is clipped afterwards as without weights, so a record's term
+    ``zeta_j x_j`` keeps its bound ``C`` whatever its weight.
 
     ``owed_from`` carries the lazy noise bookkeeping of the sequential variant
     between calls, so that a run split into chunks (to advance a progress
@@ -222,6 +255,7 @@ def _scd_steps(
     limit = _safe_limit(clip, 1, d)  # see scd_loop
     rows = np.empty(n, dtype=np.int64)
     zeta = np.empty(n)
+    weighted = weights.shape[0] > 0
     for t in range(t_start, t_start + n_steps):
         sampled = poisson_sample(rng, n, q, rows)
         mb = sampled
@@ -241,7 +275,8 @@ def _scd_steps(
             sq = sq_norms[j]
             if sq > 0.0:
                 m = _col_dot(Xt, data, indices, indptr, sparse, j, v) / lam_n
-                z = dual_step(loss, y[j], alpha[j], m, sigma_prime * sq / lam_n)
+                w = weights[j] if weighted else 1.0
+                z = dual_step(loss, y[j], alpha[j], m, sigma_prime * sq / lam_n, w)
                 c = limit / max(1.0, math.sqrt(sq))
                 z = min(c, max(-c, z))
             if sequential:
@@ -277,11 +312,15 @@ def _with_intercept_column(X, fit_intercept):
     return np.hstack([X, np.ones((X.shape[0], 1))])
 
 
-def _dual_run(X, y, loss, lam, sigma_prime, clip, noise_std, q, n_steps, seq, cap, rng):
+def _dual_run(
+    X, y, loss, lam, sigma_prime, clip, noise_std, q, n_steps, seq, cap, rng,
+    weights=None,
+):  # fmt: skip
     """Run one private dual coordinate descent and return the shared vector ``v``.
 
     ``X`` is C-ordered dense or CSR (n_samples, n_features). The dual
-    variables live only inside this function.
+    variables live only inside this function. ``weights``: per-record loss
+    weights in ``[0, 1]`` (``class_weight``), or ``None``.
     """
     n = X.shape[0]
     if sp.issparse(X):
@@ -305,7 +344,7 @@ def _dual_run(X, y, loss, lam, sigma_prime, clip, noise_std, q, n_steps, seq, ca
         _scd_steps(
             *args, y, sq, loss, float(lam * n), float(sigma_prime), float(clip),
             float(noise_std), float(q), start, stop - start, bool(seq), int(cap),
-            alpha, v, owed_from, rng,
+            alpha, v, owed_from, rng, _EMPTY_F if weights is None else weights,
         )  # fmt: skip
         if progress is not None:
             progress.update(stop - start)
@@ -363,6 +402,10 @@ class DPSCD(BaseSolver):
     )
     #: Sequential (seqDP-SCD) updates inside a batch?
     _sequential = False
+    #: record j's loss weighted by plan.class_weights[class of j] (in [0, 1])
+    #: in its dual update, clipped afterwards: the sensitivity is unchanged
+    #: (see the module docstring)
+    supports_class_weight = True
 
     _parameter_constraints = {"clip_mode": [StrOptions({"relative", "absolute"})]}
 
@@ -512,6 +555,8 @@ class DPSCD(BaseSolver):
     def solve(self, X, Y, plan, noise_multiplier, rng):
         self._check(plan)
         loss = plan.loss
+        # each record's weight, from its class (before the one-vs-rest split)
+        weights = row_weights(plan, Y)
         if loss == MULTINOMIAL:  # one-vs-rest logistic on +-1 targets
             loss, Y = LOGISTIC, 2.0 * Y - 1.0
         Xa = _with_intercept_column(X, plan.fit_intercept)
@@ -533,6 +578,7 @@ class DPSCD(BaseSolver):
                 self._sequential,
                 self._cap(plan),
                 rng,
+                weights,
             )
             theta = v / (plan.alpha * plan.n_samples)
             coef[k] = theta[:d]
