@@ -54,8 +54,11 @@ def _plan(n=60, d=4, K=1, loss=LOGISTIC, **kw):
 # -- NumPy twins ------------------------------------------------------------------
 
 
-def np_l1_clipped_grad_sum(X, Y, rows, W, b, loss, clip_norm, fit_intercept):
-    """Per-example gradients formed explicitly, clipped in entrywise L1 norm."""
+def np_l1_clipped_grad_sum(X, Y, rows, W, b, loss, clip_norm, fit_intercept, wts=None):
+    """Per-example gradients formed explicitly, clipped in entrywise L1 norm.
+
+    ``wts``: row ``i``'s clipped gradient is multiplied by ``wts[i]``.
+    """
     X = X.toarray() if hasattr(X, "toarray") else X
     G, g0 = np.zeros_like(W), np.zeros_like(b)
     for i in rows:
@@ -64,6 +67,8 @@ def np_l1_clipped_grad_sum(X, Y, rows, W, b, loss, clip_norm, fit_intercept):
         gb = dz if fit_intercept else np.zeros_like(dz)
         norm = np.abs(gW).sum() + np.abs(gb).sum()
         s = min(1.0, clip_norm / norm) if norm > 0 else 1.0
+        if wts is not None:
+            s *= wts[i]
         G += s * gW
         g0 += s * gb
     return G, g0
@@ -81,8 +86,12 @@ def np_sample_without_replacement(rng, n, m, perm):
     return out
 
 
-def np_accelerated(X, Y, plan, solver, noise_multiplier, rng):
-    """Twin of the whole accelerated loop, from the solver's public schedules."""
+def np_accelerated(X, Y, plan, solver, noise_multiplier, rng, wts=None, b0=None):
+    """Twin of the whole accelerated loop, from the solver's public schedules.
+
+    ``wts``: per-row weights of the clipped gradients (``class_weight``);
+    ``b0``: the initial intercept (the class prior) instead of ``coef_init``.
+    """
     laplace = solver.noise != "gaussian"
     T, nms, _ = solver.noise_schedule(noise_multiplier, plan)
     steps, momenta, restarts, _ = solver.schedule(plan)
@@ -91,6 +100,8 @@ def np_accelerated(X, Y, plan, solver, noise_multiplier, rng):
     unit = 2 * plan.clip_norm if laplace else plan.clip_norm
     W = np.full((K, d), float(solver.coef_init))
     b = np.full(K, float(solver.coef_init)) if plan.fit_intercept else np.zeros(K)
+    if b0 is not None and plan.fit_intercept:
+        b = np.full(K, float(b0))
     Wp, bp = W.copy(), b.copy()
     from twins import np_sampling_key
 
@@ -113,7 +124,9 @@ def np_accelerated(X, Y, plan, solver, noise_multiplier, rng):
 
             rows = np_poisson_sample_range(key, t, m / n, 0, n)
         clip = np_l1_clipped_grad_sum if laplace else _np_l2
-        G, g0 = clip(X, Y, rows, PW, pb, plan.loss, plan.clip_norm, plan.fit_intercept)
+        G, g0 = clip(
+            X, Y, rows, PW, pb, plan.loss, plan.clip_norm, plan.fit_intercept, wts
+        )
         s = nms[t] * unit
         if s > 0 and solver.noise == "discrete_laplace":
             n_coords = K * (d + int(plan.fit_intercept))
@@ -139,10 +152,10 @@ def _draw(rng, laplace, s, size):
     return rng.laplace(0.0, s, size) if laplace else s * rng.standard_normal(size)
 
 
-def _np_l2(X, Y, rows, W, b, loss, clip_norm, fit_intercept):
+def _np_l2(X, Y, rows, W, b, loss, clip_norm, fit_intercept, wts=None):
     from twins import np_clipped_grad_sum
 
-    return np_clipped_grad_sum(X, Y, rows, W, b, loss, clip_norm, fit_intercept)
+    return np_clipped_grad_sum(X, Y, rows, W, b, loss, clip_norm, fit_intercept, wts)
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -192,6 +205,53 @@ def test_gaussian_option_equals_numpy_twin(name, batch):
     W, b = np_accelerated(X, Y, plan, solver, 1.7, np.random.default_rng(3))
     np.testing.assert_allclose(res.coef, W, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(res.intercept, b, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize(
+    "loss,K", [(LOGISTIC, 1), (SQUARED_HINGE, 1), (MULTINOMIAL, 3)]
+)
+@pytest.mark.parametrize(
+    "name,noise,batch",
+    [
+        ("dp-gd", "laplace", None),
+        ("dp-gd", "laplace", 17),
+        ("dp-gd", "gaussian", None),
+        ("dp-gd", "discrete_laplace", None),
+        ("dp-hb", "laplace", None),
+        ("dp-nag", "gaussian", 17),
+        ("dp-masg-opt", "laplace", 17),
+    ],
+)
+def test_class_weighted_solver_equals_numpy_twin(name, noise, batch, loss, K, sparse):
+    """plan.class_weights: each clipped gradient times its class's weight."""
+    from dataclasses import replace
+
+    rng = np.random.default_rng(4)
+    plan = _plan(K=K, loss=loss)
+    X = rng.normal(size=(plan.n_samples, plan.n_features))
+    Y = make_targets(loss, plan.n_samples, K, rng)
+    cw = rng.uniform(0.05, 1.0, size=max(K, 2))
+    cw /= cw.max()
+    weighted = replace(plan, class_weights=tuple(cw), intercept_init=(0.3,) * K)
+    solver = SOLVERS[name](noise=noise, batch_size=batch)
+    Xin = sp.csr_matrix(X) if sparse else X
+    res = solver.solve(Xin, Y, weighted, 2.5, np.random.default_rng(7))
+    codes = (Y[:, 0] > 0).astype(int) if K == 1 else np.argmax(Y, axis=1)
+    W, b = np_accelerated(
+        X, Y, plan, solver, 2.5, np.random.default_rng(7), cw[codes], b0=0.3
+    )
+    np.testing.assert_allclose(res.coef, W, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(res.intercept, b, rtol=1e-9, atol=1e-12)
+    # the weights leave the event (and the noise) as they are
+    assert res.dp_event == solver.make_event(2.5, plan)
+    unweighted = solver.solve(Xin, Y, plan, 2.5, np.random.default_rng(7))
+    assert not np.allclose(res.coef, unweighted.coef)
+    # weights of 1: the unweighted arithmetic, bit for bit
+    ones = replace(plan, class_weights=(1.0,) * max(K, 2))
+    same = solver.solve(Xin, Y, ones, 2.5, np.random.default_rng(7))
+    np.testing.assert_array_equal(same.coef, unweighted.coef)
+    np.testing.assert_array_equal(same.intercept, unweighted.intercept)
 
 
 def test_dp_gd_gaussian_is_the_previous_dp_gd_bit_for_bit():

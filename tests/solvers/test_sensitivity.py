@@ -42,10 +42,15 @@ from dpestim._kernels import (
     clipped_grad_sum_csr,
     l1_clipped_grad_sum,
     l1_clipped_grad_sum_csr,
+    weighted_clipped_grad_sum,
+    weighted_clipped_grad_sum_csr,
+    weighted_l1_clipped_grad_sum,
+    weighted_l1_clipped_grad_sum_csr,
 )
 from dpestim.losses import LOSS_NAMES, MULTINOMIAL, SQUARED
 from dpestim.solvers import DPSGD, SOLVERS, AcceleratedSolver, ERMPlan
 from dpestim.solvers.accelerated._kernels import _row_norms
+from dpestim.solvers.base import row_weights
 from dpestim.solvers.sgd.dp_sgd import _row_sq_norms
 
 _CODES = {name: code for code, name in LOSS_NAMES.items()}
@@ -62,7 +67,15 @@ def clipped_sum_probe(solver, plan, rng):
         G, g0, z, dz = np.zeros((K, d)), np.zeros(K), np.empty(K), np.empty(K)
         rows = np.arange(Y.shape[0], dtype=np.int64)
         args = (Y, rows, Y.shape[0], W, b, plan.loss, plan.clip_norm, _row_sq_norms(X))
-        if sp.issparse(X):
+        wts = row_weights(plan, Y)  # each record's class weight (class_weight)
+        if wts is not None and sp.issparse(X):
+            weighted_clipped_grad_sum_csr(
+                X.data, X.indices, X.indptr, *args, plan.fit_intercept, G, g0, z,
+                dz, wts,
+            )  # fmt: skip
+        elif wts is not None:
+            weighted_clipped_grad_sum(X, *args, plan.fit_intercept, G, g0, z, dz, wts)
+        elif sp.issparse(X):
             clipped_grad_sum_csr(
                 X.data, X.indices, X.indptr, *args, plan.fit_intercept, G, g0, z, dz
             )
@@ -92,7 +105,17 @@ def l1_clipped_sum_probe(solver, plan, rng):
         rows = np.arange(Y.shape[0], dtype=np.int64)
         l1 = _row_norms(X, True)
         args = (Y, rows, Y.shape[0], W, b, plan.loss, plan.clip_norm, l1)
-        if sp.issparse(X):
+        wts = row_weights(plan, Y)  # each record's class weight (class_weight)
+        if wts is not None and sp.issparse(X):
+            weighted_l1_clipped_grad_sum_csr(
+                X.data, X.indices, X.indptr, *args, plan.fit_intercept, G, g0, z,
+                dz, wts,
+            )  # fmt: skip
+        elif wts is not None:
+            weighted_l1_clipped_grad_sum(
+                X, *args, plan.fit_intercept, G, g0, z, dz, wts
+            )
+        elif sp.issparse(X):
             l1_clipped_grad_sum_csr(
                 X.data, X.indices, X.indptr, *args, plan.fit_intercept, G, g0, z, dz
             )
@@ -159,8 +182,15 @@ def _neighbour(rng, X, Y, relation, loss, K):
     return (sp.csr_matrix(X2) if sp.issparse(X) else X2), Y2
 
 
-def max_sensitivity_ratio(solver, loss, rng, n_datasets=15, sparse=False):
-    """Largest observed ||stat(D) - stat(D')|| / assumed sensitivity."""
+def max_sensitivity_ratio(
+    solver, loss, rng, n_datasets=15, sparse=False, class_weights=False
+):
+    """Largest observed ||stat(D) - stat(D')|| / assumed sensitivity.
+
+    ``class_weights``: the plan carries random class weights (normalised to a
+    largest value of 1, as the estimator hands them over); each record's
+    weight follows its own label, so a replaced record may change class.
+    """
     probe = find_probe(solver)
     worst = 0.0
     for _ in range(n_datasets):
@@ -178,6 +208,10 @@ def max_sensitivity_ratio(solver, loss, rng, n_datasets=15, sparse=False):
             batch_size=max(1, n // 2),
             learning_rate=0.1,
         )
+        if class_weights:
+            cw = rng.uniform(0.0, 1.0, size=max(K, 2)) ** 2  # some near 0
+            cw[rng.integers(cw.size)] = 1.0
+            plan = ERMPlan(**{**plan.__dict__, "class_weights": tuple(cw)})
         X, Y = _random_dataset(rng, loss, n, d, K, sparse)
         statistic, order, bound = probe(solver, plan, rng)
         X2, Y2 = _neighbour(rng, X, Y, solver.neighbouring, loss, K)
@@ -225,6 +259,61 @@ def test_released_statistic_moves_by_at_most_the_assumed_sensitivity(
     # The random datasets reach the bound (clipping active), so the check is
     # not vacuous (0.5: one neighbour's gradient clipped, the other's zero).
     assert ratio > 0.45
+
+
+def _weighted_solver_losses():
+    for name, loss in _solver_losses():
+        if SOLVERS[name].supports_class_weight and loss != "squared":
+            yield name, loss
+
+
+def test_solvers_with_class_weight_are_covered():
+    """Every solver taking class_weight has a weighted check (probe or dedicated)."""
+    weighted = {n for n, c in SOLVERS.items() if c.supports_class_weight}
+    probed = {name for name, _ in _weighted_solver_losses()}
+    dedicated = {"dp-scd", "seq-dp-scd"}  # test_dp_scd: weights=True case
+    assert weighted <= probed | dedicated, weighted - probed - dedicated
+    assert {"dp-sgd", "dp-gd", "dp-nag", "dp-masg-opt", "dp-scd"} <= weighted
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("name,loss", list(_weighted_solver_losses()))
+def test_class_weighted_statistic_moves_by_at_most_the_assumed_sensitivity(
+    name, loss, sparse
+):
+    """class_weight: the weighted clipped sums keep the unweighted bound."""
+    solver = SOLVERS[name]()
+    if sparse and not solver.accepts_sparse:
+        pytest.skip(f"{name} does not accept sparse input")
+    rng = np.random.default_rng(zlib.crc32(f"w/{name}/{loss}/{sparse}".encode()))
+    ratio = max_sensitivity_ratio(
+        solver, _CODES[loss], rng, n_datasets=25, sparse=sparse, class_weights=True
+    )
+    assert ratio <= 1 + 1e-9, f"{name}/{loss}: a step moved by {ratio:.4g} x bound"
+    assert ratio > 0.3  # not vacuous: weights near 1 reach the clipped bound
+
+
+def test_weighted_check_catches_weights_above_one():
+    """Negative control: weights > 1 after clipping break the bound."""
+
+    def inflated(solver, plan, rng):
+        statistic, order, bound = clipped_sum_probe(solver, plan, rng)
+
+        def bigger(X, Y):
+            return 5.0 * statistic(X, Y)  # every weight 5: outside [0, 1]
+
+        return bigger, order, bound
+
+    class Inflated(DPSGD):
+        name = "inflated"
+
+        def sensitivity_probe(self, plan, rng):
+            return inflated(self, plan, rng)
+
+    ratio = max_sensitivity_ratio(
+        Inflated(), _CODES["logistic"], np.random.default_rng(1), class_weights=True
+    )
+    assert ratio > 1.5
 
 
 def test_check_catches_a_probe_without_clipping():
