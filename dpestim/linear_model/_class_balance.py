@@ -15,8 +15,10 @@ epsilon), feeds
   released counts (no second look at the data).
 
 Class weights reach the solver normalised by their largest value (each
-example's clipped gradient times a weight in ``[0, 1]``: the sensitivity
-stays ``clip_norm``), with ``alpha`` divided by that value: the objective
+example's clipped gradient times a weight in ``[0, 1]``, or, for dual
+coordinate descent, each example's loss weighted in its dual update, which
+is clipped afterwards: the sensitivity stays that of the unweighted run),
+with ``alpha`` divided by that value: the objective
 ``mean_i w_i loss_i + alpha / 2 ||W||^2`` divided by ``max w``, which has the
 same minimiser. Whether the histogram runs is public: the parameters,
 ``epsilon`` and the solver's kind.
@@ -86,11 +88,16 @@ class ClassBalanceMixin:
                 "class_weight=None."
             )
         if not getattr(solver, "supports_class_weight", False):
+            from ..solvers import SOLVERS
+
+            names = ", ".join(
+                name for name, cls in SOLVERS.items() if cls.supports_class_weight
+            )
             raise ValueError(
                 f"class_weight={self.class_weight!r} is not supported by "
-                f"solver={solver.name!r}: only the dp-sgd family (dp-sgd, "
-                "dp-lssgd, adp-sgd, adp-adagrad) weights its clipped "
-                "per-example gradients. Use one of them or class_weight=None."
+                f"solver={solver.name!r}: only the solvers that weight each "
+                f"example's clipped contribution take it ({names}). Use one "
+                "of them or class_weight=None."
             )
         if self._balanced() and self.epsilon is None and self.noise_multiplier:
             raise ValueError(

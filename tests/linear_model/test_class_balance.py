@@ -550,15 +550,50 @@ def test_balanced_runs_even_when_the_prior_alone_would_not():
     assert _laplace_leaves(clf.dp_event_) and clf.epsilon_ <= 1.0
 
 
-def test_class_weight_keeps_the_solver_event():
+@pytest.mark.parametrize(
+    "solver, delta, Est",
+    [
+        ("dp-sgd", 1e-5, LogisticRegression),
+        ("dp-gd", 0.0, LogisticRegression),  # Laplace, pure DP (solver="auto")
+        ("dp-nag", 1e-5, LogisticRegression),
+        ("dp-masg-opt", 0.0, LogisticRegression),
+        ("dp-scd", 1e-5, LogisticRegression),
+        ("dp-scd", 1e-5, LinearSVC),
+        ("seq-dp-scd", 1e-5, LinearSVC),
+    ],
+)
+def test_class_weight_keeps_the_solver_event(solver, delta, Est):
     """Weights <= 1 after clipping: the solver's event is the unweighted one."""
     X, y = _imbalanced(n=3000)
-    kw = dict(epsilon=1.0, classes=[0, 1], random_state=0, class_prior=None)
-    none = LogisticRegression(**kw).fit(X, y)
-    weighted = LogisticRegression(class_weight={0: 1.0, 1: 7.0}, **kw).fit(X, y)
+    kw = dict(
+        epsilon=1.0, delta=delta, classes=[0, 1], random_state=0, class_prior=None,
+        solver=solver,
+    )  # fmt: skip
+    none = Est(**kw).fit(X, y)
+    weighted = Est(class_weight={0: 1.0, 1: 7.0}, **kw).fit(X, y)
     assert weighted.dp_event_ == none.dp_event_
-    assert weighted.epsilon_ == none.epsilon_
+    assert weighted.epsilon_ == none.epsilon_ <= 1.0
     assert not np.allclose(weighted.coef_, none.coef_)
+    # unit weights run the unweighted arithmetic: bit for bit
+    ones = Est(class_weight={0: 1.0, 1: 1.0}, **kw).fit(X, y)
+    np.testing.assert_array_equal(ones.coef_, none.coef_)
+    np.testing.assert_array_equal(ones.intercept_, none.intercept_)
+
+
+def test_auto_pure_dp_default_takes_balanced():
+    """solver="auto" with delta=0 (dp-gd, Laplace) takes class_weight="balanced"."""
+    from sklearn.metrics import balanced_accuracy_score
+
+    X, y = _imbalanced(n=20000, rate=0.04)
+    kw = dict(epsilon=1.0, delta=0.0, classes=[0, 1], random_state=0)
+    plain = LogisticRegression(**kw).fit(X, y)
+    bal = LogisticRegression(class_weight="balanced", **kw).fit(X, y)
+    assert bal.solver_.name == "dp-gd" and bal.epsilon_ <= 1.0 and bal.delta_ == 0
+    assert len(_laplace_leaves(bal.dp_event_)) == 1  # the histogram, composed
+    assert "private (Laplace histogram" in bal.hyperparameters_["class_weight"]
+    assert balanced_accuracy_score(y, bal.predict(X)) > 0.1 + balanced_accuracy_score(
+        y, plain.predict(X)
+    )
 
 
 @pytest.mark.parametrize(
@@ -579,11 +614,11 @@ def test_class_weight_validation(weight, match):
         LogisticRegression(epsilon=1.0, classes=[0, 1], class_weight=weight).fit(X, y)
 
 
-@pytest.mark.parametrize("solver", ["dp-gd", "dp-scd", "objective-perturbation"])
+@pytest.mark.parametrize("solver", ["dp-smd-sco", "objective-perturbation"])
 def test_solvers_without_weights_refuse_class_weight(solver, monkeypatch):
     """Refused before anything is charged or read, naming the parameter and solver."""
     X, y = _imbalanced(n=500)
-    Est = LinearSVC if solver == "dp-scd" else LogisticRegression
+    Est = LogisticRegression
     from dpestim.model_selection import PrivacyBudget
 
     with PrivacyBudget(1.0) as budget:

@@ -633,6 +633,27 @@ def test_nonprivate_limit_matches_sklearn(Xy, name):
     np.testing.assert_allclose(ours.intercept_, ref.intercept_, atol=1e-6)
 
 
+@pytest.mark.parametrize("name", ["dp-gd", "dp-nag"])
+@pytest.mark.parametrize("weights", [{0: 4.0, 1: 1.0}, "balanced"])
+def test_class_weighted_nonprivate_limit_matches_sklearn(Xy, name, weights):
+    """epsilon=inf: class_weight reaches scikit-learn's weighted optimum."""
+    X, y = Xy
+    keep = (y == 1) | (np.arange(len(y)) % 4 == 0)  # imbalanced
+    X, y = X[keep], y[keep]
+    n = len(X)
+    ours = LogisticRegression(
+        solver=name, epsilon=math.inf, clip_norm=math.inf, alpha=0.05,
+        max_iter=3000, learning_rate=1.0, classes=[0, 1], class_weight=weights,
+    ).fit(X, y)  # fmt: skip
+    ref = sk.LogisticRegression(
+        C=1 / (0.05 * n), tol=1e-12, max_iter=10_000, class_weight=weights
+    ).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-6)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, atol=1e-6)
+    plain = sk.LogisticRegression(C=1 / (0.05 * n), tol=1e-12).fit(X, y)
+    assert np.abs(plain.coef_ - ref.coef_).max() > 1e-3  # the weights matter
+
+
 @pytest.mark.parametrize(
     "params,match",
     [

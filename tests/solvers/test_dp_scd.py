@@ -8,6 +8,7 @@ neighbouring datasets; no fitted attribute exposes the dual variables.
 """
 
 import math
+from dataclasses import replace
 
 import dp_accounting as dpa
 import numpy as np
@@ -21,7 +22,7 @@ from twins import np_poisson_sample
 from dpestim import LinearSVC, LogisticRegression, Ridge
 from dpestim.losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
 from dpestim.solvers import DPSCD, SOLVERS, SeqDPSCD, resolve_solver
-from dpestim.solvers.coordinate.dp_scd import LOGISTIC_BOX, scd_loop
+from dpestim.solvers.coordinate.dp_scd import LOGISTIC_BOX, dual_step, scd_loop
 
 LOSSES = (SQUARED, LOGISTIC, HINGE, SQUARED_HINGE)
 
@@ -29,31 +30,42 @@ LOSSES = (SQUARED, LOGISTIC, HINGE, SQUARED_HINGE)
 # -- NumPy twin (the authors' code forms, written independently) ----------------
 
 
-def np_delta(loss, x, y, a, v, lam_n, sigma_prime):
-    """One coordinate's unclipped update, in the forms of the authors' code."""
+def np_delta(loss, x, y, a, v, lam_n, sigma_prime, c=1.0):
+    """One coordinate's unclipped update, in the forms of the authors' code.
+
+    ``c``: weight of the coordinate's loss (``class_weight``): the loss
+    ``c loss`` has the conjugate ``c loss*(u / c)``, written out per loss.
+    """
     sq = x @ x
-    if loss == SQUARED:  # standaloneRR._delta_alpha
-        return (y - x @ v / lam_n - a) / (1 + sigma_prime * sq / lam_n)
-    if loss == HINGE:  # standaloneSVM._delta_alpha, box [0, 1]
+    if c == 0:  # the conjugate is the indicator of alpha = 0
+        return -a
+    if loss == SQUARED:  # standaloneRR._delta_alpha; conjugate a^2/(2c) - a y
+        return (y - x @ v / lam_n - a / c) / (1 / c + sigma_prime * sq / lam_n)
+    if loss == HINGE:  # standaloneSVM._delta_alpha, box [0, c]
         return (
-            y * max(0.0, min(1.0, y * (a + (lam_n * y - x @ v) / (sigma_prime * sq))))
-            - a
+            y * max(0.0, min(c, y * (a + (lam_n * y - x @ v) / (sigma_prime * sq)))) - a
         )
     if loss == SQUARED_HINGE:
-        # minimise -y(a+z) + (a+z)^2/4 + (x.v/lam_n) z + sigma' sq z^2/(2 lam_n)
-        z = (y - x @ v / lam_n - a / 2) / (0.5 + sigma_prime * sq / lam_n)
+        # minimise -y(a+z) + (a+z)^2/(4c) + (x.v/lam_n) z + sigma' sq z^2/(2 lam_n)
+        z = (y - x @ v / lam_n - a / (2 * c)) / (1 / (2 * c) + sigma_prime * sq / lam_n)
         return y * max(0.0, y * (a + z)) - a
-    # logistic, standaloneLR: der1, der2 at the projected copy
+    # logistic, standaloneLR: der1, der2 at the projected copy, with the
+    # conjugate c phi(y a / c): der1 unchanged, der2 divided by c
     beta = LOGISTIC_BOX
-    at = y * np.clip(y * a, beta, 1 - beta)
-    der1 = -y * np.log(1 - at * y) + y * np.log(y * at) + x @ v / lam_n
-    der2 = -1 / (at * (at - y)) + sigma_prime / lam_n * sq
-    new = y * np.clip(y * (at - der1 / der2), beta, 1 - beta)
+    at = y * c * np.clip(y * a / c, beta, 1 - beta)
+    der1 = -y * np.log(1 - at * y / c) + y * np.log(y * at / c) + x @ v / lam_n
+    der2 = -1 / (at * (at / c - y)) + sigma_prime / lam_n * sq
+    new = y * c * np.clip(y * (at - der1 / der2) / c, beta, 1 - beta)
     return new - a
 
 
-def np_batch_update(X, y, loss, a, v, rows, lam_n, sigma_prime, C, sequential):
-    """One noiseless step on the batch ``rows`` (visited in the given order)."""
+def np_batch_update(
+    X, y, loss, a, v, rows, lam_n, sigma_prime, C, sequential, wts=None
+):
+    """One noiseless step on the batch ``rows`` (visited in the given order).
+
+    ``wts``: per-record loss weights (``class_weight``), or ``None``.
+    """
     a, v = a.copy(), v.copy()
     zetas = []
     for j in rows:
@@ -61,7 +73,8 @@ def np_batch_update(X, y, loss, a, v, rows, lam_n, sigma_prime, C, sequential):
         if x @ x == 0:
             z = 0.0
         else:
-            z = np_delta(loss, x, y[j], a[j], v, lam_n, sigma_prime)
+            c = 1.0 if wts is None else wts[j]
+            z = np_delta(loss, x, y[j], a[j], v, lam_n, sigma_prime, c)
             c = C / max(1.0, np.linalg.norm(x))
             z = float(np.clip(z, -c, c))
         if sequential:
@@ -76,7 +89,9 @@ def np_batch_update(X, y, loss, a, v, rows, lam_n, sigma_prime, C, sequential):
     return a, v
 
 
-def np_scd(X, y, loss, lam_n, sigma_prime, C, std, q, n_steps, sequential, cap, rng):
+def np_scd(
+    X, y, loss, lam_n, sigma_prime, C, std, q, n_steps, sequential, cap, rng, wts=None
+):
     """NumPy twin of ``scd_loop`` drawing from ``rng`` in the same order."""
     n, d = X.shape
     a, v = np.zeros(n), np.zeros(d)
@@ -95,7 +110,7 @@ def np_scd(X, y, loss, lam_n, sigma_prime, C, std, q, n_steps, sequential, cap, 
                     a[j] += std * math.sqrt(t - owed_from[j]) * rng.standard_normal()
                     owed_from[j] = t
         a, v = np_batch_update(
-            X, y, loss, a, v, rows, lam_n, sigma_prime, C, sequential
+            X, y, loss, a, v, rows, lam_n, sigma_prime, C, sequential, wts
         )
         if std > 0:
             if not sequential:  # the whole sample, before truncation
@@ -121,16 +136,25 @@ def _targets(loss, n, K, rng):
 
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize(
-    "loss,K",
-    [(SQUARED, 2), (LOGISTIC, 1), (HINGE, 1), (SQUARED_HINGE, 1), (MULTINOMIAL, 3)],
-)
+    "loss,K,weighted",
+    [(SQUARED, 2, False), (LOGISTIC, 1, False), (HINGE, 1, False),
+     (SQUARED_HINGE, 1, False), (MULTINOMIAL, 3, False),
+     # class_weight (classifiers only): plan.class_weights
+     (LOGISTIC, 1, True), (HINGE, 1, True), (SQUARED_HINGE, 1, True),
+     (MULTINOMIAL, 3, True)],
+)  # fmt: skip
 @pytest.mark.parametrize("solver_cls", [DPSCD, SeqDPSCD])
-def test_solver_equals_numpy_twin_on_same_stream(solver_cls, loss, K, sparse):
+def test_solver_equals_numpy_twin_on_same_stream(solver_cls, loss, K, sparse, weighted):
     rng = np.random.default_rng(1)
     plan = _plan(K=K, loss=loss)
     X = rng.normal(size=(plan.n_samples, plan.n_features)) * 0.7
     X[3] = 0.0  # a zero row contributes nothing
     Y = _targets(loss, plan.n_samples, K, rng)
+    wts = None
+    if weighted:
+        cw = np.array([0.0, 1.0, 0.35])[: max(K, 2)] if K > 1 else np.array([0.3, 1])
+        plan = replace(plan, class_weights=tuple(cw))
+        wts = cw[np.argmax(Y, axis=1) if K > 1 else (Y[:, 0] > 0).astype(int)]
     solver = solver_cls()
     Xin = sp.csr_matrix(X) if sparse else X
     res = solver.solve(Xin, Y, plan, 0.9, np.random.default_rng(7))
@@ -154,6 +178,7 @@ def test_solver_equals_numpy_twin_on_same_stream(solver_cls, loss, K, sparse):
             solver_cls is SeqDPSCD,
             solver._cap(plan),
             twin_rng,
+            wts,
         )
         np.testing.assert_allclose(res.coef[k], v[:-1] / lam_n, rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(
@@ -161,6 +186,66 @@ def test_solver_equals_numpy_twin_on_same_stream(solver_cls, loss, K, sparse):
         )
     assert res.n_iter == K * solver.steps_per_output(plan)
     assert res.attributes == {"noise_std_": std}
+    if weighted:  # the weights leave the event as it is, and change the fit
+        plain = replace(plan, class_weights=None)
+        assert res.dp_event == solver.make_event(0.9, plain)
+        other = solver.solve(Xin, Y, plain, 0.9, np.random.default_rng(7))
+        if solver_cls is DPSCD:  # seq's tight default clip binds every update here
+            assert not np.allclose(res.coef, other.coef)
+        # weights of 1: the unweighted arithmetic, bit for bit
+        ones = replace(plan, class_weights=(1.0,) * len(plan.class_weights))
+        same = solver.solve(Xin, Y, ones, 0.9, np.random.default_rng(7))
+        np.testing.assert_array_equal(same.coef, other.coef)
+        np.testing.assert_array_equal(same.intercept, other.intercept)
+
+
+def _weighted_subproblem(loss, y, a, m, s, c):
+    """``zeta -> c loss*(-(a + zeta) / c) + m zeta + s zeta^2 / 2`` and its box."""
+    if loss == SQUARED:
+        return (lambda z: (a + z) ** 2 / (2 * c) - (a + z) * y + m * z + s * z * z / 2,
+                (-50.0, 50.0))  # fmt: skip
+    lo, hi = y * 0.0 - a, y * c - a  # y (a + zeta) in [0, c]
+    box = (min(lo, hi), max(lo, hi))
+    if loss == HINGE:
+        return (lambda z: -(a + z) * y + m * z + s * z * z / 2), box
+    if loss == SQUARED_HINGE:
+        box = (box[0], 50.0) if y > 0 else (-50.0, box[1])
+        return (lambda z: -(a + z) * y + (a + z) ** 2 / (4 * c) + m * z + s * z * z / 2,
+                box)  # fmt: skip
+
+    def logistic(z):
+        b = np.clip(y * (a + z) / c, 1e-300, 1 - 1e-16)
+        return c * (b * np.log(b) + (1 - b) * np.log1p(-b)) + m * z + s * z * z / 2
+
+    return logistic, box
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_weighted_dual_step_minimises_the_weighted_subproblem(loss):
+    """dual_step(c) is the minimiser of c loss*(-alpha / c) + ... (class_weight)."""
+    from scipy.optimize import minimize_scalar
+
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        c = float(rng.choice([1.0, 0.5, 0.05, rng.uniform(0.01, 1)]))
+        y = float(rng.normal() * 2) if loss == SQUARED else float(rng.choice([-1, 1]))
+        a = 0.0 if loss == SQUARED else y * c * float(rng.uniform(0.05, 0.95))
+        m, s = float(rng.normal() * 2), float(rng.uniform(0.2, 5.0))
+        f, box = _weighted_subproblem(loss, y, a, m, s, c)
+        ref = minimize_scalar(f, bounds=box, method="bounded", options={"xatol": 1e-12})
+        if loss == LOGISTIC:  # one Newton step: iterate it to the minimiser
+            at = a
+            for _ in range(200):
+                at += dual_step(loss, y, at, m + s * (at - a), s, c)
+            z = at - a
+        else:
+            z = dual_step(loss, y, a, m, s, c)
+        assert f(z) <= ref.fun + 1e-9
+        np.testing.assert_allclose(z, ref.x, atol=1e-5)
+        if loss in (HINGE, LOGISTIC):  # the scaled box
+            assert -1e-12 <= y * (a + z) <= c + 1e-12
+    # c = 0: the record drops out (its dual variable goes to 0)
+    assert dual_step(loss, 1.0, 0.3, 0.2, 1.0, 0.0) == -0.3
 
 
 def test_dual_step_clips_and_stays_in_the_box():
@@ -244,6 +329,39 @@ def test_logistic_matches_sklearn(normalised, L):
     # limited by the box y alpha in [1e-4, 1 - 1e-4]
     err = np.abs(ours.coef_ - ref.coef_).max() / np.abs(ref.coef_).max()
     assert err < 1e-6
+
+
+@pytest.mark.parametrize("weights", [{0: 3.0, 1: 1.0}, "balanced"])
+def test_class_weighted_logistic_and_svc_match_sklearn(normalised, weights):
+    """epsilon=inf: class_weight reaches scikit-learn's weighted optimum."""
+    X, y = normalised["X"], normalised["y2"]
+    keep = (y == 1) | (np.arange(len(y)) % 3 == 0)  # imbalanced: 1/3 of class 0
+    X, y = X[keep], y[keep]
+    n = X.shape[0]
+    ours = LogisticRegression(
+        **_np_kw(1, 300), classes=[0, 1], class_weight=weights
+    ).fit(X, y)
+    ref = sk.LogisticRegression(
+        C=1 / (LAM * n), fit_intercept=False, tol=1e-12, max_iter=10_000,
+        class_weight=weights,
+    ).fit(X, y)  # fmt: skip
+    np.testing.assert_allclose(ours.class_weight_, ref_weights(ref, y, weights))
+    err = np.abs(ours.coef_ - ref.coef_).max() / np.abs(ref.coef_).max()
+    assert err < 1e-6
+    plain = LogisticRegression(**_np_kw(1, 300), classes=[0, 1]).fit(X, y)
+    assert np.abs(plain.coef_ - ref.coef_).max() / np.abs(ref.coef_).max() > 1e-2
+    svc = LinearSVC(**_np_kw(1, 300), classes=[0, 1], class_weight=weights).fit(X, y)
+    ref_svc = sksvm.LinearSVC(
+        C=1 / (LAM * n), fit_intercept=False, tol=1e-12, max_iter=100_000,
+        class_weight=weights,
+    ).fit(X, y)  # fmt: skip
+    np.testing.assert_allclose(svc.coef_, ref_svc.coef_, atol=1e-7)
+
+
+def ref_weights(ref, y, weights):
+    from sklearn.utils.class_weight import compute_class_weight
+
+    return compute_class_weight(weights, classes=ref.classes_, y=y)
 
 
 def _hinge_primal(X, ys, w, lam, power=1):
@@ -471,7 +589,7 @@ def test_seq_dual_noise_is_one_draw_per_step_summed_lazily():
     assert abs(np.mean(np.square(finals)) / expected - 1) < 0.1
 
 
-def _max_step_change(X, y, loss, a, v, rows, k_pos, lam_n, sp_, C, seq, cap):
+def _max_step_change(X, y, loss, a, v, rows, k_pos, lam_n, sp_, C, seq, cap, wts=None):
     """The change of one noiseless step: ``||v(B) - v(B + k)||`` (dp-scd) or
     ``||(alpha, v)(B) - (alpha, v)(B + k)||`` (seq)."""
     n = X.shape[0]  # record n - 1 is the extra record k
@@ -479,8 +597,8 @@ def _max_step_change(X, y, loss, a, v, rows, k_pos, lam_n, sp_, C, seq, cap):
     with_k = list(without)
     with_k.insert(k_pos, n - 1)
     with_k = with_k[:cap]
-    a1, v1 = np_batch_update(X, y, loss, a, v, without, lam_n, sp_, C, seq)
-    a2, v2 = np_batch_update(X, y, loss, a, v, with_k, lam_n, sp_, C, seq)
+    a1, v1 = np_batch_update(X, y, loss, a, v, without, lam_n, sp_, C, seq, wts)
+    a2, v2 = np_batch_update(X, y, loss, a, v, with_k, lam_n, sp_, C, seq, wts)
     if not seq:
         # dp-scd: given the released history of v the other dual variables do
         # not depend on k, and alpha is never released: only v counts
@@ -490,16 +608,26 @@ def _max_step_change(X, y, loss, a, v, rows, k_pos, lam_n, sp_, C, seq, cap):
     return math.sqrt(np.sum((a2 - a1) ** 2) + np.sum((v2 - v1) ** 2))
 
 
+@pytest.mark.parametrize("weights", [False, True])
 @pytest.mark.parametrize("seq", [False, True])
-def test_sensitivity_of_one_record_on_random_neighbours(seq):
-    """Brute force over random datasets, states, losses, batches and positions."""
-    rng = np.random.default_rng(0)
+def test_sensitivity_of_one_record_on_random_neighbours(seq, weights):
+    """Brute force over random datasets, states, losses, batches and positions.
+
+    ``weights``: class weights in ``[0, 1]`` (``class_weight``), each record
+    weighted by its own class (the extra record's too).
+    """
+    rng = np.random.default_rng(1 if weights else 0)
     worst = 0.0
     for trial in range(300):
         n, d = int(rng.integers(3, 12)), int(rng.integers(1, 5))
         loss = LOSSES[trial % 4]
         X = rng.normal(size=(n, d)) * rng.uniform(0.1, 3)
         y = rng.normal(size=n) * 3 if loss == SQUARED else rng.choice([-1.0, 1.0], n)
+        wts = None
+        if weights and loss != SQUARED:
+            cw = rng.uniform(0, 1, size=2) ** 2
+            cw[rng.integers(2)] = 1.0
+            wts = cw[(y > 0).astype(int)]
         a = rng.normal(size=n) * rng.uniform(0, 2)
         a[n - 1] = 0.0
         v = rng.normal(size=d) * rng.uniform(0, 5)
@@ -510,8 +638,9 @@ def test_sensitivity_of_one_record_on_random_neighbours(seq):
         k_pos = int(rng.integers(0, len(rows) + 1))
         lam_n = float(10 ** rng.uniform(-2, 1))
         change = _max_step_change(
-            X, y, loss, a, v, rows, k_pos, lam_n, 1.0 if seq else float(L), C, seq, cap
-        )
+            X, y, loss, a, v, rows, k_pos, lam_n, 1.0 if seq else float(L), C, seq,
+            cap, wts,
+        )  # fmt: skip
         bound = 2 * C * math.sqrt(L * (L + 1)) if seq else C
         assert change <= bound * (1 + 1e-9)
         worst = max(worst, change / bound)
