@@ -166,12 +166,17 @@ default="auto"
         ``scale_share`` is counted in ``epsilon``). Sensitivity is kept by
         the code: the weights are divided by their largest value, each
         example's gradient is clipped to ``clip_norm`` and then multiplied by
-        its weight (at most 1), and ``alpha`` is divided by the same largest
-        value (the objective divided by a constant: the same optimum), so
-        the solver's mechanism and ``DpEvent`` are those of the unweighted
-        fit. Supported by the dp-sgd family (dp-sgd, dp-lssgd, adp-sgd,
-        adp-adagrad) on in-memory ``X``; other solvers raise ``ValueError``.
-        The weights used (scikit-learn's scale) are ``class_weight_``."""
+        its weight (at most 1; dp-scd and seq-dp-scd weight the example's
+        loss in its dual update, which is clipped afterwards), and ``alpha``
+        is divided by the same largest value (the objective divided by a
+        constant: the same optimum), so the solver's mechanism and
+        ``DpEvent`` are those of the unweighted fit. Supported on in-memory
+        ``X`` by the dp-sgd family (dp-sgd, dp-lssgd, adp-sgd, adp-adagrad),
+        the accelerated family (dp-gd, the ``delta=0`` default, with Laplace
+        or Gaussian noise; dp-hb, dp-nag, dp-masg and the "-opt" variants)
+        and dual coordinate descent (dp-scd, seq-dp-scd); the other solvers
+        (objective-perturbation, dp-smd-sco) raise ``ValueError``. The
+        weights used (scikit-learn's scale) are ``class_weight_``."""
 
 COEF_BOUND_PARAM = """coef_bound : float, "auto" or None, default="auto"
         Public radius of the coefficients: after fitting, ``coef_`` (all

@@ -275,9 +275,11 @@ class BaseSolver(BaseEstimator):
     #: from (dual coordinate descent, one-shot closed forms, saddle games)
     #: keep ``False`` and the estimator does not set it.
     supports_initial_point = False
-    #: Whether ``solve`` weights each example's clipped gradient by
-    #: ``plan.class_weights`` (after clipping, weights <= 1); the estimator
-    #: refuses ``class_weight`` for solvers without it.
+    #: Whether ``solve`` weights each example by ``plan.class_weights``
+    #: without changing its sensitivity (gradient solvers: the clipped
+    #: gradient times a weight <= 1; dual coordinate descent: the weighted
+    #: dual update, clipped afterwards); the estimator refuses
+    #: ``class_weight`` for solvers without it.
     supports_class_weight = False
     #: ``"auto"`` learning rate of an unclipped non-private plan, in units of
     #: ``1 / L`` (:func:`~dpestim.solvers._policy.unclipped_smoothness`).
