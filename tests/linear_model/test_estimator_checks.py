@@ -10,7 +10,7 @@ pure-DP Laplace solver (the accelerated solvers' default: L1 clipping and
 replace-one sensitivity cannot reach R^2 > 0.5 at epsilon = 1 on 200 records;
 the same solvers with ``noise="gaussian"`` pass every check), and
 ``check_class_weight_classifiers`` (refused by the solvers that take no
-weights; noise-bound on 50 rows for the dp-sgd family). Expected
+weights; noise-bound on 50 rows for those that take them). Expected
 failures are strict: an unexpected pass fails.
 """
 
@@ -90,7 +90,7 @@ _PURE_RIDGE_REASON = (
 
 _CLASS_WEIGHT_REFUSED = (
     "class_weight is refused (ValueError naming it and the solver): only the "
-    "dp-sgd family weights its clipped per-example gradients"
+    "dp-sgd, accelerated and dual coordinate families weight their examples"
 )
 _CLASS_WEIGHT_NOISE = (
     "class_weight={0: 1000, 1: 1e-4} on the check's 50 training rows at "
