@@ -36,18 +36,14 @@ without-replacement sampling, so this closed form is computed by
 neighbouring, Poisson sampling for mini-batches, and the ``dp_accounting``
 accountant chosen on the estimator.
 
-Class weights (``class_weight`` on the classifiers, ``plan.class_weights``).
-Record ``i``'s clipped gradient is multiplied by ``w_i in [0, 1]`` (its
-class's weight, normalised by the largest) after clipping. Its L1 norm (L2
-with ``noise="gaussian"``) is then ``w_i`` times at most ``clip_norm``, and
-the rounding-safe claim of :mod:`dpestim._kernels.clipping` still holds
-(``fl(s w_i) <= s``). Replacing record ``i`` by ``i'`` (whatever their
-classes) moves the sum by ``w_i g_i - w_i' g_i'``, at most ``2 clip_norm`` in
-L1 norm (``clip_norm`` in L2 when one record is added or removed): the
-sensitivity, hence the Laplace (or Gaussian) noise scale, the ``DpEvent`` and
-the accounting are those of the unweighted run. The weights are public or a
-release of the private class histogram, which the estimator accounts for
-separately; the run is then a mechanism with public parameters.
+Class weights (``plan.class_weights``): record ``i``'s clipped gradient is
+multiplied by its class's weight ``w_i in [0, 1]`` (rounding-safe: ``fl(s
+w_i) <= s``, :mod:`dpestim._kernels.clipping`), so its L1 (L2 for Gaussian)
+norm stays at most ``clip_norm``. Replacing ``i`` by ``i'``, whatever their
+classes, moves the sum by ``w_i g_i - w_i' g_i'``: at most ``2 clip_norm`` in
+L1 (``clip_norm`` in L2 for add/remove), the unweighted sensitivity, noise,
+``DpEvent`` and accounting. The weights are public or a release of the class
+histogram, accounted for separately by the estimator.
 """
 
 import math
@@ -160,10 +156,7 @@ class AcceleratedSolver(AutoPolicyMixin, BaseSolver):
     optimise_budget = False
     #: the intercept starts at the plan's intercept_init when it is set
     supports_initial_point = True
-    #: each clipped per-example gradient is multiplied by its row's weight
-    #: from plan.class_weights (in [0, 1]): its L1 (Laplace) or L2 (Gaussian)
-    #: norm stays at most clip_norm, so the sum's sensitivity and the event
-    #: are those of the unweighted run
+    #: clipped gradients times plan.class_weights (<= 1; see the module)
     supports_class_weight = True
     #: small n: the private row scale may take up to this share of epsilon
     scale_share_cap = ITERATIVE_SCALE_SHARE_CAP
@@ -563,12 +556,8 @@ class AcceleratedSolver(AutoPolicyMixin, BaseSolver):
         )
         weights = row_weights(plan, Y)
         if getattr(X, "_dpestim_blocked", False):
-            if weights is not None:
-                raise ValueError(
-                    "class_weight is not supported on blocked X (Dask, "
-                    "memory-mapped or zarr data); fit in memory or set "
-                    "class_weight=None."
-                )
+            if weights is not None:  # refused by the estimator before
+                raise ValueError("class_weight is not supported on blocked X.")
             self._blocked_loop(X, Y, plan, W, b, *loop_args)
         else:
             if sp.issparse(X):

@@ -27,18 +27,14 @@ calibrated here protects, so the argument must not (and does not) count
 them. The noise the paper also adds to ``alpha_B`` is kept (Algorithm 1),
 with the same standard deviation; the guarantee does not rely on it.
 
-Class weights (``class_weight``, ``plan.class_weights``). The weighted primal
-``mean_i c_i loss_i + alpha / 2 ||theta||^2`` (``c_i`` in ``[0, 1]``, the
-weight of ``i``'s class normalised by the largest) has the dual terms ``c_i
-loss_i*(-alpha_i / c_i)`` (boxes scaled to ``[0, c_i]``, see
-:func:`dual_step`) and the same map ``theta = v / (alpha n)``. The argument
-above does not use the form of the update: record ``j``'s update is a
-function of its own record (``x_j``, ``y_j``, hence ``c_j``: the class
-weights are public, or a release of the private class histogram accounted
-for separately), its own dual variable and the released ``v``, and it is
-clipped to ``|zeta_j| <= C / max(1, ||x_j||)`` after it is computed. So the
-weights change neither the sensitivity ``C`` nor the event; the sequential
-variant's bound (every update clipped to ``C``) holds as well.
+Class weights (``plan.class_weights``): the primal ``mean_i c_i loss_i +
+alpha / 2 ||theta||^2`` (``c_i`` in ``[0, 1]``) has dual terms ``c_i
+loss_i*(-alpha_i / c_i)`` (boxes ``[0, c_i]``, :func:`dual_step`) and the same
+``theta = v / (alpha n)``. The argument above does not use the form of the
+update: record ``j``'s is a function of its own record (hence ``c_j``; the
+class weights are public or a separately accounted release), its own dual
+variable and the released ``v``, clipped after it is computed. So neither
+the sensitivity ``C`` nor the event changes (nor seq's bound).
 
 Layout: in the paper's notation the data matrix is ``X^T`` (features x
 examples) and a coordinate is one of its *columns*. The kernels below work on
