@@ -105,6 +105,12 @@ ENTRIES = [
         ("--quick", "--datasets", "compas", "--solvers", "dp-sgd", "--skip-adult"),
         ("--seeds", "2", "--adult-seeds", "5"),
     ),
+    Entry(
+        "class_weight_solvers",
+        "utility/class_weight_solvers.py",
+        ("--seeds", "1", "--w8a-rows", "2000"),
+        ("--seeds", "3"),
+    ),
     Entry("private_search", "utility/private_search.py", ("--quick",)),
     # reads the defaults matrix (its utility_warning field): run after it
     Entry("utility_warning", "utility/utility_warning.py"),

@@ -12,13 +12,17 @@ Usage::
 
     PYTHONPATH=. nice -n 10 python benchmarks/utility/class_weight_solvers.py --seeds 3
 
-Prints a markdown table; ``--out FILE`` also writes the rows as JSON.
+Prints a markdown table and writes it to ``class_weight_solvers.md``, the
+rows to ``class_weight_solvers.json`` (in ``DPESTIM_BENCH_RESULTS``, default
+``benchmarks/results``; ``--out FILE`` for another JSON path).
 """
 
 import argparse
 import json
+import os
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression as SkLogistic
@@ -27,6 +31,8 @@ from sklearn.model_selection import train_test_split
 
 from dpestim import LogisticRegression
 from dpestim.datasets import load_compas, load_w8a
+
+RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 ALPHA = 1e-4
 SOLVERS = [("dp-gd", 0.0), ("dp-nag", 0.0), ("dp-scd", 1e-5), ("dp-sgd", 1e-5)]
@@ -48,10 +54,15 @@ def main():
     ap.add_argument("--w8a-rows", type=int, default=10_000)
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
-    rows = []
-    print("| data | solver | delta | balanced acc., balanced (seeds) | "
-          "unweighted | scikit-learn balanced | gap (points) |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|")
+    rows, lines = [], []
+
+    def emit(line):
+        lines.append(line)
+        print(line, flush=True)
+
+    emit("| data | solver | delta | balanced acc., balanced (seeds) | "
+         "unweighted | scikit-learn balanced | gap (points) |")  # fmt: skip
+    emit("|---|---|---|---|---|---|---|")
     for name in ("compas", "w8a"):
         X, Xt, y, yt = _data(name, args.w8a_rows if name == "w8a" else None)
         with warnings.catch_warnings():
@@ -79,15 +90,16 @@ def main():
             rows.append(row)
             bal = np.mean(out["balanced"])
             seeds = ", ".join(f"{s:.3f}" for s in out["balanced"])
-            print(
+            emit(
                 f"| {name} | {solver} | {delta:g} | {bal:.3f} ({seeds}) | "
                 f"{np.mean(out['none']):.3f} | {sk_bal:.3f} | "
-                f"{100 * (sk_bal - bal):+.1f} |",
-                flush=True,
+                f"{100 * (sk_bal - bal):+.1f} |"
             )
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(rows, f, indent=1)
+    results = Path(os.environ.get("DPESTIM_BENCH_RESULTS") or RESULTS)
+    out = Path(args.out) if args.out else results / "class_weight_solvers.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(rows, indent=1))
+    out.with_suffix(".md").write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
