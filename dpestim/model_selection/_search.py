@@ -8,6 +8,7 @@ distribution of ``K``; dp-accounting computes it for
 ``RepeatAndSelectDpEvent(event, mean, shape)`` with its RDP accountant.
 """
 
+import copy
 import math
 import warnings
 from numbers import Real
@@ -20,8 +21,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import UtilityWarning
+from ..privacy import check_guarantee
 from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
 from ._search_candidates import CandidateMixin
+from ._search_scale import plan_row_scale
 from ._search_rules import (
     _check_searched_keys,
     _final_private_step,
@@ -322,7 +325,9 @@ default="geometric"
         # One stream for the search (split, K, candidates, score noise) and
         # one independent stream per candidate run, all spawned from one
         # SeedSequence: runs are independent, an int seed reproducible.
-        search_seed, runs_seed = _streams(self.random_state).spawn(2)
+        # (spawn(3)'s first two children are spawn(2)'s: the row scale's
+        # stream leaves the others as they were)
+        search_seed, runs_seed, scale_seed = _streams(self.random_state).spawn(3)
         rng = np.random.Generator(np.random.PCG64(search_seed))
         n = len(y)
         y = np.asarray(y)
@@ -345,6 +350,19 @@ default="geometric"
                 "PrivateSearchCV drew zero candidates (Poisson distribution): "
                 "nothing was fitted or released; fit again."
             )
+        # The private row scale of feature_scale="auto" (public plan), charged
+        # and drawn once before any candidate runs; the candidates and the
+        # refit read it as a public feature_scale (see _search_scale).
+        self._row_scale = None
+        scale = plan_row_scale(self, X, y, solvers)
+        if scale is not None:
+            scale.estimate(X, scale_seed, self.budget)
+            self._row_scale = scale.value
+        # the selection (candidates, scores, refit) gets the rest of epsilon
+        sel = self
+        if scale is not None:
+            sel = copy.copy(self)
+            sel.epsilon = float(self.epsilon) - scale.epsilon
         X_tr, X_val = _safe_indexing(X, train), _safe_indexing(X, val)
         y_tr, y_val = y[train], y[val]
 
@@ -374,7 +392,12 @@ default="geometric"
         if len(relations) != 1:
             raise ValueError("PrivateSearchCV: steps under different relations.")
         relation = relations.pop()
-        sigma = self._score_sigma(n_val)
+        if scale is not None and relation != scale.neighbouring:
+            raise RuntimeError(  # both resolve the same public solver rule
+                "PrivateSearchCV: the row scale and the candidates disagree on "
+                "the neighbouring relation."
+            )
+        sigma = sel._score_sigma(n_val)
         if sigma / n_val > _SCORE_STD_WARN:  # public: n, epsilon, delta
             warnings.warn(
                 f"PrivateSearchCV: the noisy validation score has a standard "
@@ -394,7 +417,7 @@ default="geometric"
         refit_events = make_event.refit
         if solvers is None:
             nm, accountant = calibrate_search(
-                self, lambda s: make_event({None: s}), relation
+                sel, lambda s: make_event({None: s}), relation
             )
             noises = {None: nm}
         else:  # RDP only (the profile bound does not cover mixtures)
@@ -417,6 +440,10 @@ default="geometric"
         # Charge the whole search once, before any candidate runs.
         delta = self._delta()
         accountant, epsilon = search_epsilon(event, delta, relation, accountant)
+        if scale is not None:  # basic composition with the pure-DP estimate
+            event = dp_event.ComposedDpEvent([*scale.events(), event])
+            epsilon += scale.epsilon
+            check_guarantee(epsilon, self.epsilon, what="PrivateSearchCV")
         charge_fit(
             FitCharge(event, relation, f"PrivateSearchCV(mean {mean:g} candidates)"),
             extra=self.budget,

@@ -39,6 +39,10 @@ class CandidateMixin:
         """A candidate; ``seed`` (a ``SeedSequence``) drives all its noise."""
         est = clone(self.estimator).set_params(**params)
         _final_private_step(est).set_params(epsilon=None)
+        if getattr(self, "_row_scale", None) is not None:
+            # the search's private row scale (a DP release): a public value
+            # for the candidate, whose clip norm is then in its units
+            est.set_params(feature_scale=self._row_scale)
         if seed is not None:
             # RepeatAndSelect needs independent runs: every private step of
             # every candidate gets its own stream, spawned from the search's
@@ -122,6 +126,10 @@ class CandidateMixin:
         """
         for step, own in zip(_private_steps(est), _private_steps(self.estimator)):
             step.set_params(random_state=own.get_params(deep=False)["random_state"])
+        if getattr(self, "_row_scale", None) is not None:
+            # the estimator's own "auto" (its fitted feature_scale_ is the
+            # search's released scale)
+            est.set_params(feature_scale=self.estimator.feature_scale)
 
     def _scores(self, est, X, y):
         """Per-example scores in [0, 1] (their sum has sensitivity 1)."""

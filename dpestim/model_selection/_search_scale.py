@@ -1,0 +1,142 @@
+"""The private row scale of :class:`PrivateSearchCV` (``feature_scale="auto"``).
+
+A fit with ``feature_scale="auto"`` and ``clip_norm="auto"`` (or
+:class:`~dpestim.linear_model._scales.AutoUnits`) estimates a private median
+row norm ``m`` and runs on ``x / s``, ``s = m / target``, so that its public
+step, clip and regularisation rules see rows of a known norm whatever the
+units of ``X``. The candidates of a search run at a fixed noise multiplier
+and estimate no scale (no budget to share). The search therefore estimates
+``s`` once, with the estimator's own machinery
+(:func:`~dpestim.preprocessing._fit_scales.plan_estimates` at the
+estimator's ``scale_share`` of the search's ``epsilon``,
+:func:`~dpestim.preprocessing._fit_scales.private_row_scale` with the
+estimator's ``row_norm_target`` for the candidates' solver), on all the rows
+it is given, before any candidate runs, and gives every candidate (and the
+refit) the public ``feature_scale=s``: the candidates fit in the ``"auto"``
+fit's units, so that a :class:`Relative` factor 1 of the ``"auto"`` clip
+norm is the ``"auto"`` plan.
+
+**Privacy.** The estimate is one exponential-mechanism draw of epsilon
+``e0 = share * epsilon`` (pure DP under both neighbouring relations: the
+median's rank utility has sensitivity 1 under add/remove-one and
+replace-one). Every candidate and the refit read ``s`` as a public value:
+post-processing of that release. The search's event is
+``ComposedDpEvent([ExponentialMechanismDpEvent(e0), selection])``; the
+selection (candidates, scores, refit) is calibrated for ``(epsilon - e0,
+delta)``, so by basic composition the whole is ``(epsilon, delta)``-DP
+under the relation of the estimator's solver. The scale estimate is charged
+to the active budgets before it reads the data, the selection before any
+candidate runs.
+
+Only a bare dpestim estimator (not a pipeline, whose final step sees
+transformed rows), with ``epsilon`` given (not ``epsilon=None``), no search
+over solvers, in-memory ``X`` and a feasible estimate at this ``n`` (else
+nothing is estimated and nothing is spent, as in the estimator itself).
+"""
+
+import math
+
+import dp_accounting
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils import check_array
+
+from .._distributed import as_blocked
+from ..linear_model._scales import in_auto_units
+from ..preprocessing import _fit_scales as _scales
+from ..privacy.charging import FitCharge, charge_fit
+from ..solvers import _policy, resolve_solver
+from ..solvers._auto import choose_solver, public_facts
+
+__all__ = ["RowScale", "plan_row_scale"]
+
+
+class RowScale:
+    """The search's row-scale estimate: its public plan, then its value.
+
+    Attributes
+    ----------
+    plan : ScalePlan
+        Public: the estimate's epsilon (``plan.row_epsilon``).
+    target : float
+        Public: the median row norm the rows are brought to.
+    neighbouring : str
+        The relation of the candidates' solver (the estimate is pure DP
+        under both).
+    value : float or None
+        The released scale ``s`` (after :meth:`estimate`).
+    """
+
+    def __init__(self, plan, target, neighbouring):
+        self.plan, self.target, self.neighbouring = plan, target, neighbouring
+        self.value = None
+
+    @property
+    def epsilon(self):
+        return float(self.plan.epsilon)
+
+    def events(self):
+        return self.plan.events()
+
+    def estimate(self, X, seed, budget=None):
+        """Charge the estimate, then draw ``s`` from ``X`` (once)."""
+        X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32])
+        charge_fit(
+            FitCharge(
+                dp_accounting.ComposedDpEvent(self.events()),
+                self.neighbouring,
+                f"PrivateSearchCV(row scale estimate, n={X.shape[0]})",
+            ),
+            extra=budget,
+        )
+        rng = np.random.Generator(np.random.PCG64(seed))
+        self.value = float(
+            _scales.private_row_scale(X, self.plan.row_epsilon, rng, self.target)
+        )
+        return self.value
+
+
+def _candidate_solver(step, X, y):
+    """The solver a candidate resolves (public: the rule of ``solver="auto"``)."""
+    if not _policy.is_auto(step.solver):
+        return resolve_solver(step.solver)
+    facts = public_facts(step, X, False)
+    facts["scale_share"] = float(step.scale_share)
+    facts["target_share"] = step._target_share_needed(facts["n"], y, False)
+    return resolve_solver(choose_solver(facts)[0])
+
+
+def plan_row_scale(search, X, y, solvers):
+    """The search's :class:`RowScale`, or ``None`` when it estimates none.
+
+    Public: the estimator's parameters, the search's ``epsilon``, ``n``,
+    whether ``X`` is in memory and the solver a candidate resolves.
+    """
+    est = search.estimator
+    eps = search.epsilon
+    if hasattr(est, "steps") or solvers is not None or eps is None:
+        return None
+    params = est.get_params(deep=False)
+    if not (
+        hasattr(est, "_row_norm_target")
+        and _policy.is_auto(params.get("feature_scale"))
+        and in_auto_units(params.get("clip_norm"))
+        and math.isfinite(eps)
+        and as_blocked(X) is None
+    ):
+        return None
+    cand = clone(est).set_params(epsilon=None, noise_multiplier=1.0)
+    solver = _candidate_solver(cand, X, y)
+    plan = _scales.plan_estimates(
+        float(eps),
+        len(y),
+        share=float(est.scale_share),
+        rows=True,
+        targets=0,
+        max_share=getattr(solver, "scale_share_cap", None),
+    )
+    if plan.row_epsilon is None:  # unreliable at this n: nothing spent
+        return None
+    cand._scale_fit = (plan, None)  # what the estimator's rule reads
+    target = cand._row_norm_target(y, solver) or _scales.ROW_NORM_TARGET
+    return RowScale(plan, float(target), solver.neighbouring)
