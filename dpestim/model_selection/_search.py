@@ -24,7 +24,6 @@ from ..exceptions import UtilityWarning
 from ..privacy import check_guarantee
 from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
 from ._search_candidates import CandidateMixin
-from ._search_scale import plan_row_scale
 from ._search_rules import (
     _check_searched_keys,
     _final_private_step,
@@ -32,6 +31,7 @@ from ._search_rules import (
     _sample_repetitions,
     _streams,
 )
+from ._search_scale import plan_row_scale
 from ._select_accounting import budget_spent, calibrate_search, search_epsilon
 from ._solver_search import (
     SearchEvents,
@@ -356,8 +356,8 @@ default="geometric"
         self._row_scale = None
         scale = plan_row_scale(self, X, y, solvers)
         if scale is not None:
-            scale.estimate(X, scale_seed, self.budget)
-            self._row_scale = scale.value
+            # arm -> s (one private median, each arm's public target)
+            self._row_scale = scale.estimate(X, scale_seed, self.budget)
         # the selection (candidates, scores, refit) gets the rest of epsilon
         sel = self
         if scale is not None:
@@ -423,7 +423,7 @@ default="geometric"
         else:  # RDP only (the profile bound does not cover mixtures)
             spent = budget_spent(self, relation) if self.epsilon is None else ()
             noises = calibrate_mixture(
-                self, lambda a, s: make_event({a: s}), make_event, arms, relation,
+                sel, lambda a, s: make_event({a: s}), make_event, arms, relation,
                 spent,
             )  # fmt: skip
             accountant = "rdp"
@@ -440,12 +440,20 @@ default="geometric"
         # Charge the whole search once, before any candidate runs.
         delta = self._delta()
         accountant, epsilon = search_epsilon(event, delta, relation, accountant)
+        selection = event  # charged now (the row scale already was)
         if scale is not None:  # basic composition with the pure-DP estimate
-            event = dp_event.ComposedDpEvent([*scale.events(), event])
+            parts = (
+                selection.events
+                if isinstance(selection, dp_event.ComposedDpEvent)
+                else [selection]
+            )  # [scale, selection, refit...]: one flat composition
+            event = dp_event.ComposedDpEvent([*scale.events(), *parts])
             epsilon += scale.epsilon
             check_guarantee(epsilon, self.epsilon, what="PrivateSearchCV")
         charge_fit(
-            FitCharge(event, relation, f"PrivateSearchCV(mean {mean:g} candidates)"),
+            FitCharge(
+                selection, relation, f"PrivateSearchCV(mean {mean:g} candidates)"
+            ),
             extra=self.budget,
             data=X,
             epsilon=epsilon,

@@ -22,6 +22,7 @@ from ._search_rules import (
     _Probe,
     _probe_values,
 )
+from ._solver_search import solver_key
 from ._space import resolve_relative
 
 __all__ = []
@@ -39,10 +40,13 @@ class CandidateMixin:
         """A candidate; ``seed`` (a ``SeedSequence``) drives all its noise."""
         est = clone(self.estimator).set_params(**params)
         _final_private_step(est).set_params(epsilon=None)
-        if getattr(self, "_row_scale", None) is not None:
+        scales = getattr(self, "_row_scale", None)
+        if scales is not None:
             # the search's private row scale (a DP release): a public value
-            # for the candidate, whose clip norm is then in its units
-            est.set_params(feature_scale=self._row_scale)
+            # for the candidate, whose clip norm is then in its units; in a
+            # search over solvers, the scale of the candidate's solver
+            arm = None if None in scales else params[solver_key(self.estimator)]
+            est.set_params(feature_scale=scales[arm])
         if seed is not None:
             # RepeatAndSelect needs independent runs: every private step of
             # every candidate gets its own stream, spawned from the search's

@@ -29,9 +29,11 @@ to the active budgets before it reads the data, the selection before any
 candidate runs.
 
 Only a bare dpestim estimator (not a pipeline, whose final step sees
-transformed rows), with ``epsilon`` given (not ``epsilon=None``), no search
-over solvers, in-memory ``X`` and a feasible estimate at this ``n`` (else
-nothing is estimated and nothing is spent, as in the estimator itself).
+transformed rows), with ``epsilon`` given (not ``epsilon=None``), in-memory
+``X`` and a feasible estimate at this ``n`` (else nothing is estimated and
+nothing is spent, as in the estimator itself). In a search over solvers the
+one median ``m`` gives each listed solver its own ``s = m / target``
+(post-processing: the targets are public).
 """
 
 import math
@@ -52,24 +54,22 @@ __all__ = ["RowScale", "plan_row_scale"]
 
 
 class RowScale:
-    """The search's row-scale estimate: its public plan, then its value.
+    """The search's row-scale estimate: its public plan, then its values.
 
     Attributes
     ----------
     plan : ScalePlan
         Public: the estimate's epsilon (``plan.row_epsilon``).
-    target : float
-        Public: the median row norm the rows are brought to.
+    targets : dict
+        Public: arm (a listed solver, or ``None`` for the estimator's own)
+        -> the median row norm that arm's rows are brought to.
     neighbouring : str
         The relation of the candidates' solver (the estimate is pure DP
         under both).
-    value : float or None
-        The released scale ``s`` (after :meth:`estimate`).
     """
 
-    def __init__(self, plan, target, neighbouring):
-        self.plan, self.target, self.neighbouring = plan, target, neighbouring
-        self.value = None
+    def __init__(self, plan, targets, neighbouring):
+        self.plan, self.targets, self.neighbouring = plan, targets, neighbouring
 
     @property
     def epsilon(self):
@@ -79,7 +79,13 @@ class RowScale:
         return self.plan.events()
 
     def estimate(self, X, seed, budget=None):
-        """Charge the estimate, then draw ``s`` from ``X`` (once)."""
+        """Charge the estimate, then draw it from ``X`` (once): arm -> ``s``.
+
+        One private median row norm ``m``
+        (:func:`~dpestim.preprocessing._fit_scales.private_row_scale` at
+        target 1); each arm's ``s = m / target`` is post-processing, with
+        the estimator's rule that ``s`` within 1e-9 of 1 is 1.
+        """
         X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32])
         charge_fit(
             FitCharge(
@@ -90,10 +96,12 @@ class RowScale:
             extra=budget,
         )
         rng = np.random.Generator(np.random.PCG64(seed))
-        self.value = float(
-            _scales.private_row_scale(X, self.plan.row_epsilon, rng, self.target)
-        )
-        return self.value
+        m = _scales.private_row_scale(X, self.plan.row_epsilon, rng, 1.0)
+        out = {}
+        for arm, target in self.targets.items():
+            s = float(m) / target
+            out[arm] = 1.0 if abs(s - 1.0) < 1e-9 else s
+        return out
 
 
 def _candidate_solver(step, X, y):
@@ -110,11 +118,15 @@ def plan_row_scale(search, X, y, solvers):
     """The search's :class:`RowScale`, or ``None`` when it estimates none.
 
     Public: the estimator's parameters, the search's ``epsilon``, ``n``,
-    whether ``X`` is in memory and the solver a candidate resolves.
+    whether ``X`` is in memory and the solver(s) a candidate resolves.
+    ``solvers``: the listed solvers of a search over solvers, or ``None``.
+    The estimate's epsilon is the largest that one arm's plan gives (a
+    solver with a ``scale_share_cap`` may raise the share at small ``n``);
+    ``None`` when no arm's estimate is reliable at this ``n``.
     """
     est = search.estimator
     eps = search.epsilon
-    if hasattr(est, "steps") or solvers is not None or eps is None:
+    if hasattr(est, "steps") or eps is None:
         return None
     params = est.get_params(deep=False)
     if not (
@@ -125,18 +137,31 @@ def plan_row_scale(search, X, y, solvers):
         and as_blocked(X) is None
     ):
         return None
-    cand = clone(est).set_params(epsilon=None, noise_multiplier=1.0)
-    solver = _candidate_solver(cand, X, y)
-    plan = _scales.plan_estimates(
-        float(eps),
-        len(y),
-        share=float(est.scale_share),
-        rows=True,
-        targets=0,
-        max_share=getattr(solver, "scale_share_cap", None),
-    )
-    if plan.row_epsilon is None:  # unreliable at this n: nothing spent
+    plan, arms = None, {}
+    for arm in solvers or (None,):
+        cand = clone(est).set_params(epsilon=None, noise_multiplier=1.0)
+        if arm is not None:
+            cand.set_params(solver=arm)
+        solver = _candidate_solver(cand, X, y)
+        p = _scales.plan_estimates(
+            float(eps),
+            len(y),
+            share=float(est.scale_share),
+            rows=True,
+            targets=0,
+            max_share=getattr(solver, "scale_share_cap", None),
+        )
+        arms[arm] = (cand, solver)
+        if p.row_epsilon is not None and (
+            plan is None or p.row_epsilon > plan.row_epsilon
+        ):
+            plan = p
+    if plan is None:  # unreliable at this n: nothing spent
         return None
-    cand._scale_fit = (plan, None)  # what the estimator's rule reads
-    target = cand._row_norm_target(y, solver) or _scales.ROW_NORM_TARGET
-    return RowScale(plan, float(target), solver.neighbouring)
+    targets = {}
+    for arm, (cand, solver) in arms.items():
+        cand._scale_fit = (plan, None)  # what the estimator's rule reads
+        target = cand._row_norm_target(y, solver) or _scales.ROW_NORM_TARGET
+        targets[arm] = float(target)
+    relation = arms[next(iter(arms))][1].neighbouring
+    return RowScale(plan, targets, relation)

@@ -24,8 +24,8 @@ from sklearn.base import clone
 from ..privacy import calibrate_noise, compute_epsilon
 from ..privacy.charging import _targets
 from ..privacy.mixture import MaxRdpDpEvent
-from ..solvers.saddle import ExponentialMechanismDpEvent
 from ..solvers import SOLVERS, resolve_solver
+from ..solvers.saddle import ExponentialMechanismDpEvent
 from ._search_rules import _final_private_step
 
 __all__ = [
