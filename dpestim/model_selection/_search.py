@@ -72,7 +72,9 @@ class PrivateSearchCV(CandidateMixin, MetaEstimatorMixin, BaseEstimator):
         steps are charged inside every candidate with their own budget; a
         non-private step fitted on the data raises a
         :class:`~dpestim.PrivacyLeakWarning`). Its ``epsilon`` is ignored:
-        the search sets the noise.
+        the search sets the noise. With ``feature_scale="auto"`` and an
+        ``"auto"`` (or :class:`AutoUnits`) ``clip_norm`` the search estimates
+        the private row scale once for all candidates (see Notes).
     param_distributions : dict or None, default=None
         Parameter name -> list (uniform choice) or scipy distribution (with
         ``rvs``), or :class:`Relative` (factors of the value the estimator
@@ -175,12 +177,16 @@ default="geometric"
         multiplier.
     dp_event_ : dp_accounting.DpEvent
         ``RepeatAndSelectDpEvent`` of the search (composed with the refit's
-        events with ``refit=True``); in a search over solvers its inner event
-        is a :class:`~dpestim.privacy.mixture.MaxRdpDpEvent` of the listed
+        events with ``refit=True``, and preceded by the row scale's
+        ``ExponentialMechanismDpEvent`` when the search estimates one: a flat
+        ``ComposedDpEvent([scale, selection, refit...])``); in a search
+        over solvers its inner event is a
+        :class:`~dpestim.privacy.mixture.MaxRdpDpEvent` of the listed
         solvers' candidate events (and the refit a ``MaxRdpDpEvent`` of
         theirs).
     epsilon_, delta_ : float
-        Its guarantee, by the accountant in ``accountant_``.
+        Its guarantee, by the accountant in ``accountant_`` (plus the row
+        scale's pure epsilon, basic composition, when one is estimated).
     accountant_ : {"rdp", "profile"}
         The accountant whose bound ``epsilon_`` is.
 
@@ -194,6 +200,31 @@ default="geometric"
     candidates; the Poisson is the most concentrated and the most expensive;
     the geometric is in between. Timing reveals ``K``: do not publish how
     long the search took.
+
+    *Units of the candidates.* An estimator with ``feature_scale="auto"``
+    fits on rows rescaled by a private median row norm, so that its public
+    rules see rows of a known norm whatever the units of ``X``; candidates
+    at a fixed noise multiplier cannot estimate it (no budget to share).
+    When the estimator's ``feature_scale`` is ``"auto"`` and its
+    ``clip_norm`` is ``"auto"`` or :class:`AutoUnits` (and ``epsilon`` is
+    given, ``X`` is in memory, the estimator is not a pipeline and ``n``
+    makes the estimate reliable), the search estimates the scale once, on
+    all the rows it is given and before any candidate runs, with the
+    estimator's own mechanism and share (an ``epsilon * scale_share``-DP
+    exponential-mechanism median, pure DP under both neighbouring
+    relations), charges it to the active budgets before it reads the data,
+    and gives every candidate and the refit the released scale as a public
+    ``feature_scale``: ``clip_norm`` and its :class:`Relative` factors are
+    in the ``"auto"`` fit's units, the factor 1 is the ``"auto"`` plan, and
+    the search does not depend on the units of ``X``. The selection is
+    calibrated for the rest of ``epsilon``; by basic composition the whole
+    is ``(epsilon, delta)``-DP under the solver's relation. In a search
+    over solvers the one median gives each solver its own public target.
+    The released model keeps ``feature_scale="auto"``; its
+    ``feature_scale_`` is the search's scale (the DP release). Otherwise
+    (an explicit ``clip_norm`` is in the units of ``X``; an explicit or
+    ``None`` ``feature_scale``) nothing is estimated and the candidates run
+    in the units of ``X``, as the estimator itself would.
 
     *Search over solvers.* ``param_distributions={"solver": ["dp-sgd",
     "dp-scd"], ...}`` (``"<step>__solver"`` for a pipeline's final step):
