@@ -385,7 +385,7 @@ default="geometric"
         # and drawn once before any candidate runs; the candidates and the
         # refit read it as a public feature_scale (see _search_scale).
         self._row_scale = None
-        scale = plan_row_scale(self, X, y, solvers)
+        scale = plan_row_scale(self, X, y, solvers, space)
         if scale is not None:
             # arm -> s (one private median, each arm's public target)
             self._row_scale = scale.estimate(X, scale_seed, self.budget)

@@ -49,6 +49,7 @@ from ..preprocessing import _fit_scales as _scales
 from ..privacy.charging import FitCharge, charge_fit
 from ..solvers import _policy, resolve_solver
 from ..solvers._auto import choose_solver, public_facts
+from ._space import Relative
 
 __all__ = ["RowScale", "plan_row_scale"]
 
@@ -114,12 +115,30 @@ def _candidate_solver(step, X, y):
     return resolve_solver(choose_solver(facts)[0])
 
 
-def plan_row_scale(search, X, y, solvers):
+def _space_uses_auto_clip(space):
+    """Whether a candidate can draw a clip norm in the ``"auto"`` units.
+
+    A searched ``clip_norm`` that is not :class:`Relative` (its factors of an
+    ``"auto"`` clip resolve to ``AutoUnits``) draws numbers in the units of
+    ``X``, unless it is a list holding ``"auto"`` or ``AutoUnits`` values:
+    with none, no candidate would read the scale (nothing is estimated).
+    """
+    for key, dist in dict(space).items():
+        if key.rsplit("__", 1)[-1] != "clip_norm" or isinstance(dist, Relative):
+            continue
+        if hasattr(dist, "rvs") or not any(in_auto_units(v) for v in dist):
+            return False
+    return True
+
+
+def plan_row_scale(search, X, y, solvers, space=()):
     """The search's :class:`RowScale`, or ``None`` when it estimates none.
 
     Public: the estimator's parameters, the search's ``epsilon``, ``n``,
     whether ``X`` is in memory and the solver(s) a candidate resolves.
-    ``solvers``: the listed solvers of a search over solvers, or ``None``.
+    ``solvers``: the listed solvers of a search over solvers, or ``None``;
+    ``space``: the searched parameters (searching ``feature_scale`` itself
+    leaves every candidate its drawn value: no estimate).
     The estimate's epsilon is the largest that one arm's plan gives (a
     solver with a ``scale_share_cap`` may raise the share at small ``n``);
     ``None`` when no arm's estimate is reliable at this ``n``.
@@ -127,6 +146,10 @@ def plan_row_scale(search, X, y, solvers):
     est = search.estimator
     eps = search.epsilon
     if hasattr(est, "steps") or eps is None:
+        return None
+    if any(k.rsplit("__", 1)[-1] == "feature_scale" for k in space):
+        return None
+    if not _space_uses_auto_clip(space):
         return None
     params = est.get_params(deep=False)
     if not (

@@ -137,3 +137,20 @@ def test_search_over_solvers_gives_each_solver_its_scale(data):
     assert isinstance(scale, ExponentialMechanismDpEvent)
     assert s.epsilon_ <= 1.0
     assert s.best_estimator_.feature_scale_ == s._row_scale[s.best_params_["solver"]]
+
+
+def test_candidates_with_a_number_clip_keep_the_units_of_X(data):
+    X, y = data
+    # a list mixing "auto" and a number: the "auto" candidates run on the
+    # search's scale, the numbers in X's units (the estimator's own rule)
+    s = _search(_lr(), {"clip_norm": ["auto", 1.0]}, n_candidates=4).fit(X, y)
+    assert isinstance(s.dp_event_.events[0], ExponentialMechanismDpEvent)
+    expected = 1.0 if s.best_params_["clip_norm"] == 1.0 else s._row_scale[None]
+    assert s.best_estimator_.feature_scale_ == expected
+    assert s.best_estimator_.get_params()["clip_norm"] == s.best_params_["clip_norm"]
+    assert s.best_estimator_.get_params()["feature_scale"] == "auto"
+    # numbers only, or feature_scale searched: no candidate would read a
+    # scale; nothing is estimated nor spent
+    for space in ({"clip_norm": [0.5, 1.0]}, {"feature_scale": [None, "auto"]}):
+        s = _search(_lr(), space).fit(X, y)
+        assert isinstance(s.dp_event_, dp_event.RepeatAndSelectDpEvent)
