@@ -115,6 +115,8 @@ default="geometric"
         deviation in score units (accuracy): the noisy count has noise
         ``score_noise * n_validation``. ``"auto"`` gives the count the noise
         of a Gaussian mechanism that alone meets ``(epsilon / 10, delta)``
+        (``epsilon`` less the row scale's share when the search estimates
+        one)
         (about 48 counts at epsilon 1, delta 1e-5: 0.007 of accuracy on
         6,500 validation rows); the fits get the rest of the budget.
     error_bound : float or None, default=None
