@@ -57,10 +57,16 @@ def test_event_composes_the_scale_estimate(data):
     assert best.get_params()["feature_scale"] == "auto"
 
 
-def test_scale_charged_first_under_the_search_relation(data, monkeypatch):
+@pytest.mark.parametrize(
+    "solver, relation", [("dp-sgd", "add_or_remove_one"), ("dp-gd", "replace_one")]
+)
+def test_scale_charged_first_under_the_search_relation(
+    data, monkeypatch, solver, relation
+):
     X, y = data
     budget = PrivacyBudget(1.0, 1e-5)
-    s = _search(_lr(), budget=budget).fit(X, y)
+    s = _search(_lr(solver=solver), budget=budget).fit(X, y)
+    assert s._relation == relation
     assert [r[0] for r in budget.records] == [
         dp_accounting.ComposedDpEvent([s.dp_event_.events[0]]),
         s.dp_event_.events[1],
