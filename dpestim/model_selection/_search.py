@@ -8,6 +8,7 @@ distribution of ``K``; dp-accounting computes it for
 ``RepeatAndSelectDpEvent(event, mean, shape)`` with its RDP accountant.
 """
 
+import copy
 import math
 import warnings
 from numbers import Real
@@ -20,6 +21,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import UtilityWarning
+from ..privacy import check_guarantee
 from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
 from ._search_candidates import CandidateMixin
 from ._search_rules import (
@@ -29,6 +31,7 @@ from ._search_rules import (
     _sample_repetitions,
     _streams,
 )
+from ._search_scale import plan_row_scale
 from ._select_accounting import budget_spent, calibrate_search, search_epsilon
 from ._solver_search import (
     SearchEvents,
@@ -69,7 +72,9 @@ class PrivateSearchCV(CandidateMixin, MetaEstimatorMixin, BaseEstimator):
         steps are charged inside every candidate with their own budget; a
         non-private step fitted on the data raises a
         :class:`~dpestim.PrivacyLeakWarning`). Its ``epsilon`` is ignored:
-        the search sets the noise.
+        the search sets the noise. With ``feature_scale="auto"`` and an
+        ``"auto"`` (or :class:`AutoUnits`) ``clip_norm`` the search estimates
+        the private row scale once for all candidates (see Notes).
     param_distributions : dict or None, default=None
         Parameter name -> list (uniform choice) or scipy distribution (with
         ``rvs``), or :class:`Relative` (factors of the value the estimator
@@ -110,6 +115,8 @@ default="geometric"
         deviation in score units (accuracy): the noisy count has noise
         ``score_noise * n_validation``. ``"auto"`` gives the count the noise
         of a Gaussian mechanism that alone meets ``(epsilon / 10, delta)``
+        (``epsilon`` less the row scale's share when the search estimates
+        one)
         (about 48 counts at epsilon 1, delta 1e-5: 0.007 of accuracy on
         6,500 validation rows); the fits get the rest of the budget.
     error_bound : float or None, default=None
@@ -172,12 +179,16 @@ default="geometric"
         multiplier.
     dp_event_ : dp_accounting.DpEvent
         ``RepeatAndSelectDpEvent`` of the search (composed with the refit's
-        events with ``refit=True``); in a search over solvers its inner event
-        is a :class:`~dpestim.privacy.mixture.MaxRdpDpEvent` of the listed
+        events with ``refit=True``, and preceded by the row scale's
+        ``ExponentialMechanismDpEvent`` when the search estimates one: a flat
+        ``ComposedDpEvent([scale, selection, refit...])``); in a search
+        over solvers its inner event is a
+        :class:`~dpestim.privacy.mixture.MaxRdpDpEvent` of the listed
         solvers' candidate events (and the refit a ``MaxRdpDpEvent`` of
         theirs).
     epsilon_, delta_ : float
-        Its guarantee, by the accountant in ``accountant_``.
+        Its guarantee, by the accountant in ``accountant_`` (plus the row
+        scale's pure epsilon, basic composition, when one is estimated).
     accountant_ : {"rdp", "profile"}
         The accountant whose bound ``epsilon_`` is.
 
@@ -191,6 +202,31 @@ default="geometric"
     candidates; the Poisson is the most concentrated and the most expensive;
     the geometric is in between. Timing reveals ``K``: do not publish how
     long the search took.
+
+    *Units of the candidates.* An estimator with ``feature_scale="auto"``
+    fits on rows rescaled by a private median row norm, so that its public
+    rules see rows of a known norm whatever the units of ``X``; candidates
+    at a fixed noise multiplier cannot estimate it (no budget to share).
+    When the estimator's ``feature_scale`` is ``"auto"`` and its
+    ``clip_norm`` is ``"auto"`` or :class:`AutoUnits` (and ``epsilon`` is
+    given, ``X`` is in memory, the estimator is not a pipeline and ``n``
+    makes the estimate reliable), the search estimates the scale once, on
+    all the rows it is given and before any candidate runs, with the
+    estimator's own mechanism and share (an ``epsilon * scale_share``-DP
+    exponential-mechanism median, pure DP under both neighbouring
+    relations), charges it to the active budgets before it reads the data,
+    and gives every candidate and the refit the released scale as a public
+    ``feature_scale``: ``clip_norm`` and its :class:`Relative` factors are
+    in the ``"auto"`` fit's units, the factor 1 is the ``"auto"`` plan, and
+    the search does not depend on the units of ``X``. The selection is
+    calibrated for the rest of ``epsilon``; by basic composition the whole
+    is ``(epsilon, delta)``-DP under the solver's relation. In a search
+    over solvers the one median gives each solver its own public target.
+    The released model keeps ``feature_scale="auto"``; its
+    ``feature_scale_`` is the search's scale (the DP release). Otherwise
+    (an explicit ``clip_norm`` is in the units of ``X``; an explicit or
+    ``None`` ``feature_scale``) nothing is estimated and the candidates run
+    in the units of ``X``, as the estimator itself would.
 
     *Search over solvers.* ``param_distributions={"solver": ["dp-sgd",
     "dp-scd"], ...}`` (``"<step>__solver"`` for a pipeline's final step):
@@ -322,7 +358,9 @@ default="geometric"
         # One stream for the search (split, K, candidates, score noise) and
         # one independent stream per candidate run, all spawned from one
         # SeedSequence: runs are independent, an int seed reproducible.
-        search_seed, runs_seed = _streams(self.random_state).spawn(2)
+        # (spawn(3)'s first two children are spawn(2)'s: the row scale's
+        # stream leaves the others as they were)
+        search_seed, runs_seed, scale_seed = _streams(self.random_state).spawn(3)
         rng = np.random.Generator(np.random.PCG64(search_seed))
         n = len(y)
         y = np.asarray(y)
@@ -345,6 +383,19 @@ default="geometric"
                 "PrivateSearchCV drew zero candidates (Poisson distribution): "
                 "nothing was fitted or released; fit again."
             )
+        # The private row scale of feature_scale="auto" (public plan), charged
+        # and drawn once before any candidate runs; the candidates and the
+        # refit read it as a public feature_scale (see _search_scale).
+        self._row_scale = None
+        scale = plan_row_scale(self, X, y, solvers, space)
+        if scale is not None:
+            # arm -> s (one private median, each arm's public target)
+            self._row_scale = scale.estimate(X, scale_seed, self.budget)
+        # the selection (candidates, scores, refit) gets the rest of epsilon
+        sel = self
+        if scale is not None:
+            sel = copy.copy(self)
+            sel.epsilon = float(self.epsilon) - scale.epsilon
         X_tr, X_val = _safe_indexing(X, train), _safe_indexing(X, val)
         y_tr, y_val = y[train], y[val]
 
@@ -374,7 +425,12 @@ default="geometric"
         if len(relations) != 1:
             raise ValueError("PrivateSearchCV: steps under different relations.")
         relation = relations.pop()
-        sigma = self._score_sigma(n_val)
+        if scale is not None and relation != scale.neighbouring:
+            raise RuntimeError(  # both resolve the same public solver rule
+                "PrivateSearchCV: the row scale and the candidates disagree on "
+                "the neighbouring relation."
+            )
+        sigma = sel._score_sigma(n_val)
         if sigma / n_val > _SCORE_STD_WARN:  # public: n, epsilon, delta
             warnings.warn(
                 f"PrivateSearchCV: the noisy validation score has a standard "
@@ -394,13 +450,13 @@ default="geometric"
         refit_events = make_event.refit
         if solvers is None:
             nm, accountant = calibrate_search(
-                self, lambda s: make_event({None: s}), relation
+                sel, lambda s: make_event({None: s}), relation
             )
             noises = {None: nm}
         else:  # RDP only (the profile bound does not cover mixtures)
             spent = budget_spent(self, relation) if self.epsilon is None else ()
             noises = calibrate_mixture(
-                self, lambda a, s: make_event({a: s}), make_event, arms, relation,
+                sel, lambda a, s: make_event({a: s}), make_event, arms, relation,
                 spent,
             )  # fmt: skip
             accountant = "rdp"
@@ -417,8 +473,20 @@ default="geometric"
         # Charge the whole search once, before any candidate runs.
         delta = self._delta()
         accountant, epsilon = search_epsilon(event, delta, relation, accountant)
+        selection = event  # charged now (the row scale already was)
+        if scale is not None:  # basic composition with the pure-DP estimate
+            parts = (
+                selection.events
+                if isinstance(selection, dp_event.ComposedDpEvent)
+                else [selection]
+            )  # [scale, selection, refit...]: one flat composition
+            event = dp_event.ComposedDpEvent([*scale.events(), *parts])
+            epsilon += scale.epsilon
+            check_guarantee(epsilon, self.epsilon, what="PrivateSearchCV")
         charge_fit(
-            FitCharge(event, relation, f"PrivateSearchCV(mean {mean:g} candidates)"),
+            FitCharge(
+                selection, relation, f"PrivateSearchCV(mean {mean:g} candidates)"
+            ),
             extra=self.budget,
             data=X,
             epsilon=epsilon,

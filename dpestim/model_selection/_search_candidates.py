@@ -12,6 +12,7 @@ import numpy as np
 from dp_accounting import dp_event
 from sklearn.base import clone, is_classifier
 
+from ..linear_model._scales import in_auto_units
 from ..privacy import calibrate_noise
 from ..privacy.charging import pop_target, push_target
 from ._search_rules import (
@@ -22,6 +23,7 @@ from ._search_rules import (
     _Probe,
     _probe_values,
 )
+from ._solver_search import solver_key
 from ._space import resolve_relative
 
 __all__ = []
@@ -39,6 +41,13 @@ class CandidateMixin:
         """A candidate; ``seed`` (a ``SeedSequence``) drives all its noise."""
         est = clone(self.estimator).set_params(**params)
         _final_private_step(est).set_params(epsilon=None)
+        if self._in_search_units(est):
+            # the search's private row scale (a DP release): a public value
+            # for the candidate, whose clip norm is then in its units; in a
+            # search over solvers, the scale of the candidate's solver
+            scales = self._row_scale
+            arm = None if None in scales else params[solver_key(self.estimator)]
+            est.set_params(feature_scale=scales[arm])
         if seed is not None:
             # RepeatAndSelect needs independent runs: every private step of
             # every candidate gets its own stream, spawned from the search's
@@ -122,6 +131,23 @@ class CandidateMixin:
         """
         for step, own in zip(_private_steps(est), _private_steps(self.estimator)):
             step.set_params(random_state=own.get_params(deep=False)["random_state"])
+        if self._in_search_units(est):
+            # the estimator's own "auto" (its fitted feature_scale_ is the
+            # search's released scale)
+            est.set_params(feature_scale=self.estimator.feature_scale)
+
+    def _in_search_units(self, est):
+        """Whether candidate ``est`` runs on the search's rescaled rows.
+
+        The estimator's own rule (``_rows_estimated``): when the search
+        estimated a row scale and the candidate's clip norm is ``"auto"`` or
+        :class:`~dpestim.model_selection.AutoUnits` (a drawn number is in
+        the units of ``X``: that candidate keeps ``X``'s rows, as the
+        estimator itself would; its ``DpEvent`` is the same).
+        """
+        if getattr(self, "_row_scale", None) is None:
+            return False
+        return in_auto_units(est.get_params(deep=False).get("clip_norm"))
 
     def _scores(self, est, X, y):
         """Per-example scores in [0, 1] (their sum has sensitivity 1)."""

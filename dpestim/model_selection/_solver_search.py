@@ -25,6 +25,7 @@ from ..privacy import calibrate_noise, compute_epsilon
 from ..privacy.charging import _targets
 from ..privacy.mixture import MaxRdpDpEvent
 from ..solvers import SOLVERS, resolve_solver
+from ..solvers.saddle import ExponentialMechanismDpEvent
 from ._search_rules import _final_private_step
 
 __all__ = [
@@ -235,6 +236,19 @@ class SearchEvents:
 def search_report(search):
     """The text of ``PrivateSearchCV.privacy_report``."""
     selection = search.dp_event_
+    scale = ""
+    if isinstance(selection, dp_accounting.ComposedDpEvent) and isinstance(
+        selection.events[0], ExponentialMechanismDpEvent
+    ):  # the search's private row scale, then the selection
+        e0 = selection.events[0].epsilon
+        scale = (
+            f" The private row scale (feature_scale='auto') was estimated once "
+            f"before the candidates (exponential mechanism, epsilon {e0:.4g}, "
+            "pure DP under both relations); every candidate fitted on the "
+            "rescaled rows; its epsilon is added to the selection's (basic "
+            "composition)."
+        )
+        selection = selection.events[1]
     if isinstance(selection, dp_accounting.ComposedDpEvent):
         selection = selection.events[0]
     inner, solvers = selection.event, getattr(search, "noise_multipliers_", None)
@@ -261,7 +275,7 @@ def search_report(search):
         f"candidates, {search.distribution} distribution of mean "
         f"{float(search.n_candidates):g}; each candidate {fitted} and scored "
         f"by a Gaussian noisy count (noise std {score.noise_multiplier:.4g}); "
-        f"only the best is released{refit}."
+        f"only the best is released{refit}.{scale}"
         f"\nEvent: {search.dp_event_!r}\nGuarantee: "
         f"epsilon={search.epsilon_:.4g}, delta={search.delta_:g} ({how}, "
         f"{search._relation.replace('_', ' ')} neighbouring)."

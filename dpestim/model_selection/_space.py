@@ -33,11 +33,12 @@ class Relative:
     factor 1 is the ``"auto"`` fit itself. (A number would be in the units
     of ``X`` and switch the row scale off: another model.) Candidates of
     :class:`PrivateSearchCV` run at a fixed noise multiplier, which
-    estimates no row scale (no budget to share): there the ``"auto"`` clip
-    norm and its factors are in the units of ``X``, as for the ``"auto"``
-    candidate; the fit of :class:`SubsetSearchCV` on the other rows runs at
-    ``(epsilon, delta)`` and estimates (and accounts) its row scale as the
-    ``"auto"`` fit does.
+    estimates no row scale itself (no budget to share): the search estimates
+    it once for all of them (and accounts it) and gives every candidate the
+    released scale, so their ``"auto"`` clip norm and its factors are in the
+    ``"auto"`` fit's units too; the fit of :class:`SubsetSearchCV` on the
+    other rows runs at ``(epsilon, delta)`` and estimates (and accounts) its
+    row scale as the ``"auto"`` fit does.
 
     Parameters
     ----------

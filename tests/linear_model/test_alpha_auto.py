@@ -246,8 +246,9 @@ def test_solver_without_cap_is_unchanged_at_small_n():
 
 def test_private_search_over_relative_alpha():
     """PrivateSearchCV with alpha="auto": Relative(alpha) resolves against the
-    plan's alpha in X's units. Its candidates run at a fixed noise multiplier,
-    which estimates no scale (no budget to share): s = 1 there, alpha 1e-4."""
+    plan's alpha in X's units. Its candidates run at a fixed noise multiplier
+    on the rows rescaled by the search's one private row scale s: the "auto"
+    alpha is 1e-4 on the rescaled rows, 1e-4 s^2 in X's units."""
     from dpestim.model_selection import PrivateSearchCV, Relative
 
     X, y = _classification(n=4000, d=4)
@@ -255,6 +256,8 @@ def test_private_search_over_relative_alpha():
     search = PrivateSearchCV(
         est, {"alpha": Relative([4.0])}, epsilon=1.0, n_candidates=2, random_state=0
     ).fit(X, y)
-    assert search.best_params_["alpha"] == pytest.approx(4e-4)
-    assert search.best_estimator_.alpha_ == pytest.approx(4e-4)
+    s = search.best_estimator_.feature_scale_
+    assert s != 1.0
+    assert search.best_params_["alpha"] == pytest.approx(4e-4 * s**2)
+    assert search.best_estimator_.alpha_ == pytest.approx(4e-4 * s**2)
     assert search.score(X, y) > 0.8

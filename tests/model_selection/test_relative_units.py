@@ -117,9 +117,10 @@ def test_subset_search_factor_keeps_the_row_scale(data):
 
 @pytest.mark.parametrize("refit", [False, True])
 def test_private_search_factor_one_is_the_auto_candidate(data, refit):
-    """Candidates (and the refit) run at a fixed noise multiplier, where no
-    row scale is estimated (no budget to share): there "auto" is 1.0 in X's
-    units, and the factor 1 gives the same model as "auto"."""
+    """Candidates (and the refit) run at a fixed noise multiplier on the rows
+    rescaled by the search's one private row scale: "auto" and the factor 1
+    (AutoUnits(1.0)) are the same clip in the "auto" fit's units, the same
+    model."""
     X, y = data
     kw = dict(epsilon=1.0, n_candidates=2, refit=refit, score_noise=0.02)
     rel = PrivateSearchCV(
@@ -129,5 +130,6 @@ def test_private_search_factor_one_is_the_auto_candidate(data, refit):
         X, y
     )
     assert rel.dp_event_ == auto.dp_event_
-    assert rel.best_estimator_.feature_scale_ == 1.0
+    assert rel.best_estimator_.feature_scale_ != 1.0  # the search's scale
+    assert rel.best_estimator_.get_params()["feature_scale"] == "auto"
     _same_fit(rel.best_estimator_, auto.best_estimator_)

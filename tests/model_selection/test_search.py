@@ -19,6 +19,7 @@ from dpestim.model_selection._search_rules import _sample_repetitions
 from dpestim.preprocessing import StandardScaler
 from dpestim.privacy import compute_epsilon
 from dpestim.privacy.repeat_select import profile_epsilon
+from dpestim.solvers.saddle import ExponentialMechanismDpEvent
 
 
 @pytest.fixture
@@ -40,10 +41,12 @@ def test_search_guarantee_is_dp_accounting_value(data):
     )
     search.fit(X, y)
     assert search.accountant_ == "rdp"
-    ev = search.dp_event_
+    # the search's private row scale (feature_scale="auto"), then the selection
+    scale, ev = search.dp_event_.events
+    assert scale == ExponentialMechanismDpEvent(0.05)
     assert isinstance(ev, dp_event.RepeatAndSelectDpEvent)
     assert (ev.mean, ev.shape) == (3.0, 1.0)
-    assert search.epsilon_ == compute_epsilon(ev, 1e-5, "rdp")
+    assert search.epsilon_ == 0.05 + compute_epsilon(ev, 1e-5, "rdp")
     assert 0.99 < search.epsilon_ <= 1.0
     # one candidate's fit alone has less noise than the search's candidates
     single = _lr().set_params(epsilon=1.0).fit(X[:3200], y[:3200])
@@ -65,13 +68,18 @@ def test_search_charged_once_and_refused_before_running(data):
         _lr(), epsilon=1.0, n_candidates=2, random_state=0, budget=budget
     )
     s.fit(X, y)
-    assert len(budget.records) == 1
-    assert budget.records[0][0] == s.dp_event_
+    # the row scale estimate (before it reads X), then the whole selection
+    assert len(budget.records) == 2
+    scale, selection = s.dp_event_.events
+    assert budget.records[0][0] == dp_accounting.ComposedDpEvent([scale])
+    assert budget.records[1][0] == selection
+    assert budget.spent()[0] <= 1.0 + 1e-9
     again = PrivateSearchCV(_lr(), epsilon=1.0, n_candidates=2, budget=budget)
     with pytest.raises(BudgetExceededError):
         again.fit(X, y)
     assert not hasattr(again, "best_estimator_")
-    assert len(budget.records) == 1
+    # its row scale (0.05, within the budget) was charged; no candidate ran
+    assert len(budget.records) == 3
 
 
 def test_search_spends_the_rest_of_a_budget(data):
@@ -273,12 +281,12 @@ def test_profile_accountant_certifies_less_noise(data):
     auto.fit(X, y)
     assert auto.accountant_ == "profile"
     assert auto.noise_multiplier_ < 0.9 * rdp.noise_multiplier_
-    ev = auto.dp_event_
+    scale, ev = auto.dp_event_.events
     assert isinstance(ev, dp_event.RepeatAndSelectDpEvent)
-    assert auto.epsilon_ == profile_epsilon(ev, 1e-5)
+    assert auto.epsilon_ == scale.epsilon + profile_epsilon(ev, 1e-5)
     assert 0.99 < auto.epsilon_ <= 1.0
-    # the same event is above the budget for RDP: the profile bound certifies it
-    assert compute_epsilon(ev, 1e-5, "rdp") > 1.0
+    # the selection is above its share for RDP: the profile bound certifies it
+    assert compute_epsilon(ev, 1e-5, "rdp") > 1.0 - scale.epsilon
     assert "Koskela" in auto.privacy_report()
     pld = PrivateSearchCV(
         _lr(), epsilon=1.0, n_candidates=3, random_state=0, accountant="pld"
@@ -318,7 +326,8 @@ def test_refit_is_accounted_and_uses_all_rows(data, accountant):
     ).fit(X, y)
     ev = s.dp_event_
     assert isinstance(ev, dp_accounting.ComposedDpEvent)
-    selection, refit = ev.events
+    scale, selection, refit = ev.events
+    assert scale == ExponentialMechanismDpEvent(0.05)
     assert isinstance(selection, dp_event.RepeatAndSelectDpEvent)
     # the released model is the refit on all 4000 rows, charged in the event
     assert s.best_estimator_.dp_event_ == refit
@@ -330,9 +339,11 @@ def test_refit_is_accounted_and_uses_all_rows(data, accountant):
     assert s.best_estimator_.noise_multiplier_ == s.noise_multiplier_
     assert s.noise_multiplier_ > plain.noise_multiplier_
     assert s.epsilon_ <= 1.0
-    assert compute_epsilon(ev, 1e-5, "rdp") >= s.epsilon_
+    rest = dp_accounting.ComposedDpEvent(ev.events[1:])
+    assert 0.05 + compute_epsilon(rest, 1e-5, "rdp") >= s.epsilon_
     if accountant == "rdp":
-        assert budget.records[0][0] == ev and len(budget.records) == 1
+        assert len(budget.records) == 2
+        assert budget.records[1][0] == rest
     assert s.score(X, y) > 0.8
 
 

@@ -10,6 +10,7 @@ from dpestim.model_selection import PrivacyBudget, PrivateSearchCV
 from dpestim.preprocessing import StandardScaler
 from dpestim.privacy import compute_epsilon
 from dpestim.privacy.mixture import MaxRdpDpEvent
+from dpestim.solvers.saddle import ExponentialMechanismDpEvent
 
 SOLVERS = ["dp-sgd", "dp-scd"]
 
@@ -35,11 +36,13 @@ def test_end_to_end_search_over_two_solvers(data):
     X, y = data
     space = {"solver": SOLVERS, "learning_rate": [0.25, 0.5, 1.0]}
     search = _search(space=space, n_candidates=4).fit(X, y)
-    ev = search.dp_event_
+    # one private row scale (feature_scale="auto"), then the selection
+    scale, ev = search.dp_event_.events
+    assert scale == ExponentialMechanismDpEvent(0.05)
     assert isinstance(ev, dp_event.RepeatAndSelectDpEvent)
     assert isinstance(ev.event, MaxRdpDpEvent) and len(ev.event.events) == 2
     assert search.accountant_ == "rdp"
-    assert search.epsilon_ == compute_epsilon(ev, 1e-5, "rdp")
+    assert search.epsilon_ == 0.05 + compute_epsilon(ev, 1e-5, "rdp")
     assert 0.99 < search.epsilon_ <= 1.0
     solver = search.best_params_["solver"]
     assert solver in SOLVERS
@@ -53,7 +56,7 @@ def test_end_to_end_search_over_two_solvers(data):
         alone.fit(X, y)
         assert search.noise_multipliers_[name] >= alone.noise_multiplier_
         assert search.noise_multipliers_[name] < 1.3 * alone.noise_multiplier_
-        assert search.epsilon_ >= compute_epsilon(alone.dp_event_, 1e-5) - 2e-3
+        assert search.epsilon_ >= alone.epsilon_ - 2e-3
     assert search.score(X, y) > 0.8
     assert "pointwise max" in search.privacy_report()
 
@@ -74,7 +77,7 @@ def test_refit_and_budget_composition(data, epsilon):
     budget = PrivacyBudget(2 * epsilon, 1e-5)
     search = _search(epsilon=epsilon, refit=True, budget=budget).fit(X, y)
     assert search.epsilon_ <= epsilon
-    assert isinstance(search.dp_event_.events[1], MaxRdpDpEvent)  # the refit
+    assert isinstance(search.dp_event_.events[-1], MaxRdpDpEvent)  # the refit
     assert search.best_estimator_.noise_multiplier_ == search.noise_multiplier_
     assert 0 < budget.spent()[0] <= epsilon + 1e-9
     # the rest of the budget (epsilon=None): its RDP composition meets it
@@ -132,7 +135,7 @@ def test_mixture_bound_never_below_any_listed_solver(data):
         epsilon=0.3, distribution="logarithmic", n_candidates=5, random_state=4
     ).fit(X, y)
     assert search.epsilon_ <= 0.3
-    ev = search.dp_event_
+    ev = search.dp_event_.events[1]  # after the row scale's estimate
     alone = [
         compute_epsilon(dp_event.RepeatAndSelectDpEvent(e, ev.mean, ev.shape), 1e-5)
         for e in ev.event.events
