@@ -112,6 +112,12 @@ ENTRIES = [
         ("--seeds", "3"),
     ),
     Entry("private_search", "utility/private_search.py", ("--quick",)),
+    Entry(
+        "search_units",
+        "utility/search_units.py",
+        ("--methods", "default,search", "--seeds", "1"),
+        ("--seeds", "3"),
+    ),
     # reads the defaults matrix (its utility_warning field): run after it
     Entry("utility_warning", "utility/utility_warning.py"),
     Entry(

@@ -5,7 +5,9 @@
 epsilon 1, delta 1e-5, against one default fit, on an 8,000-row subsample of
 Adult's training file (``load_adult``, rows drawn with seed 0) and its full
 test file, the features multiplied by a public factor (1, 100, 0.01; the
-test rows by the same). Prints the test accuracy of each seed and the mean.
+test rows by the same). Prints the test accuracy of each seed and the mean,
+and writes the table to ``search_units.md`` in ``DPESTIM_BENCH_RESULTS``
+(default ``benchmarks/results``).
 
 Usage (CPU: about 30 s per method on one core; run niced)::
 
@@ -14,7 +16,9 @@ Usage (CPU: about 30 s per method on one core; run niced)::
 """
 
 import argparse
+import os
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -23,6 +27,7 @@ from dpestim.datasets import load_adult
 from dpestim.model_selection import PrivateSearchCV, SubsetSearchCV
 
 FACTORS = (1.0, 100.0, 0.01)
+RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 
 def _model(method, est, seed):
@@ -48,6 +53,10 @@ def main(argv=None):
     X, y = np.asarray(b.data[idx], float), np.asarray(b.target[idx])
     Xt, yt = np.asarray(b.data_test, float), np.asarray(b.target_test)
     classes = np.unique(np.concatenate([y, yt]))
+    lines = [
+        "| method | X x | test accuracy (seeds) | mean |",
+        "|---|---|---|---|",
+    ]
     for method in args.methods.split(","):
         for f in FACTORS:
             accs = []
@@ -60,6 +69,11 @@ def main(argv=None):
                 accs.append(float(model.score(Xt * f, yt)))
             mean = np.mean(accs)
             print(f"{method:8s} x{f:<6g} acc {np.round(accs, 4)} mean {mean:.4f}")
+            seeds = " ".join(f"{a:.4f}" for a in accs)
+            lines.append(f"| {method} | {f:g} | {seeds} | {mean:.4f} |")
+    out = Path(os.environ.get("DPESTIM_BENCH_RESULTS") or RESULTS) / "search_units.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

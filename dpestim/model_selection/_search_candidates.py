@@ -14,13 +14,11 @@ from sklearn.base import clone, is_classifier
 
 from ..linear_model._scales import in_auto_units
 from ..privacy import calibrate_noise
-from ..privacy.charging import pop_target, push_target
 from ._search_rules import (
     _SHAPES,
     _final_private_step,
-    _Interceptor,
     _private_steps,
-    _Probe,
+    _probe_charges,
     _probe_values,
 )
 from ._solver_search import solver_key
@@ -63,17 +61,10 @@ class CandidateMixin:
         """Charges of one candidate's fit, stopped before its model runs."""
         est = self._candidate(params)
         _final_private_step(est).set_params(noise_multiplier=nm)
-        probe = _Interceptor()
-        push_target(probe, thread_local=True)
-        try:
-            est.fit(X, y)
-        except _Probe:
-            pass
-        finally:
-            pop_target(probe)
-        if not probe.charges or probe.charges[-1].make_event is None:
+        charges = _probe_charges(est, X, y)
+        if not charges or charges[-1].make_event is None:
             raise TypeError("PrivateSearchCV: the estimator announced no private fit.")
-        return probe.charges
+        return charges
 
     def _check_mechanism_fixed(self, space, charges, X, y, drop=False, base=None):
         """Refuse, whatever the draw, a searched parameter that moves the DpEvent.

@@ -17,6 +17,7 @@ from dp_accounting.rdp.rdp_privacy_accountant import (
     _gamma_truncated_negative_binomial,
 )
 
+from ..privacy.charging import pop_target, push_target
 from ..utils import check_generator
 from ._space import Factor, Relative
 
@@ -134,6 +135,19 @@ class _Interceptor:
             )
         self.charges.append(charge)
         return False
+
+
+def _probe_charges(estimator, X, y):
+    """The charges of ``estimator.fit(X, y)`` up to its model's (nothing runs)."""
+    probe = _Interceptor()
+    push_target(probe, thread_local=True)
+    try:
+        estimator.fit(X, y)
+    except _Probe:
+        pass
+    finally:
+        pop_target(probe)
+    return probe.charges
 
 
 def _final_private_step(estimator):

@@ -73,9 +73,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import calibrate_noise
-from ..privacy.charging import _targets, pop_target, push_target
+from ..privacy.charging import _targets
 from ._search import PrivateSearchCV
-from ._search_rules import _final_private_step, _Interceptor, _Probe, _streams
+from ._search_rules import _final_private_step, _probe_charges, _streams
 from ._space import resolve_relative
 
 __all__ = ["SubsetSearchCV", "subset_plan"]
@@ -150,17 +150,10 @@ def subset_plan(
 
 def _plan_of(est, X, y):
     """The solver plan ``est`` resolves on ``(X, y)`` (probed: nothing runs)."""
-    probe = _Interceptor()
-    push_target(probe, thread_local=True)
-    try:
-        est.fit(X, y)
-    except _Probe:
-        pass
-    finally:
-        pop_target(probe)
-    if not probe.charges or probe.charges[-1].plan is None:
+    charges = _probe_charges(est, X, y)
+    if not charges or charges[-1].plan is None:
         raise TypeError("SubsetSearchCV: the estimator announced no solver plan.")
-    return probe.charges[-1].plan
+    return charges[-1].plan
 
 
 class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
