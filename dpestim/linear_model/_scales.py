@@ -142,7 +142,7 @@ class PrivateScalesMixin:
             share=float(self.scale_share),
             rows=rows,
             targets=targets,
-            max_share=getattr(solver, "scale_share_cap", None),
+            max_share=None if solver is None else solver.share_cap(self._loss_name),
             **classes,
         )
 

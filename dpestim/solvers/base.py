@@ -250,7 +250,8 @@ class BaseSolver(BaseEstimator):
         Largest share of epsilon the estimator may give its private scale
         estimates when its ``scale_share`` is too small for them to be
         reliable at this ``n`` and ``epsilon`` (public); ``None``: never
-        raised (the estimates are then skipped).
+        raised (the estimates are then skipped). Read through
+        :meth:`share_cap`, which a solver may make depend on the loss.
     """
 
     name = None
@@ -329,6 +330,10 @@ class BaseSolver(BaseEstimator):
                 f"{plan.n_samples}); at most {MAX_STEPS} steps are allowed. "
                 "Lower max_iter or raise batch_size."
             )
+
+    def share_cap(self, loss):
+        """The ``scale_share_cap`` of a fit of ``loss`` (public; see the class)."""
+        return self.scale_share_cap
 
     def check_loss(self, loss):
         """Raise ``ValueError`` if this solver cannot minimise ``loss``."""

@@ -261,3 +261,21 @@ def test_private_search_over_relative_alpha():
     assert search.best_params_["alpha"] == pytest.approx(4e-4 * s**2)
     assert search.best_estimator_.alpha_ == pytest.approx(4e-4 * s**2)
     assert search.score(X, y) > 0.8
+
+
+def test_squared_loss_keeps_the_default_share():
+    """dp-sgd raises the row-scale share for classifiers, not for ``Ridge``."""
+    assert DPSGD().share_cap("logistic") == ITERATIVE_SCALE_SHARE_CAP
+    assert DPSGD().share_cap("squared") is None
+    assert DPGD().share_cap("squared") == ITERATIVE_SCALE_SHARE_CAP
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)  # 442 rows: 5% of eps 1 is too little
+    ridge = Ridge(solver="dp-sgd", epsilon=1.0, y_bound=(0, 400), random_state=0)
+    ridge.fit(X, y)
+    assert ridge.feature_scale_ == 1.0
+    gd = Ridge(solver="dp-gd", epsilon=1.0, y_bound=(0, 400), random_state=0)
+    assert gd.fit(X, y).feature_scale_ != 1.0
+    Xc, yc = _classification(n=442)
+    clf = LogisticRegression(classes=[0, 1], epsilon=1.0, random_state=0).fit(Xc, yc)
+    assert clf.feature_scale_ != 1.0
