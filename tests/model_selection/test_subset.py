@@ -299,3 +299,10 @@ def test_brute_force_detects_overlapping_parts():
     eps = 1.0
     total = _hs(joint_all(d2), joint_all(d), eps)
     assert total > max(_rr_profile(p1, eps), _rr_profile(p2[0], eps)) + 0.1
+
+
+def test_subset_plan_does_not_search_multiclass():
+    # MNIST-sized: a binary problem would search at epsilon 2, ten classes not
+    assert subset_plan(10_000, 2, 1e-5) > 0
+    assert subset_plan(10_000, 2, 1e-5, n_classes=2) > 0
+    assert subset_plan(10_000, 2, 1e-5, n_classes=10) == 0.0
