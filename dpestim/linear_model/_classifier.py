@@ -128,26 +128,30 @@ class BaseDPLinearClassifier(ClassBalanceMixin, ClassifierMixin, BaseDPLinearMod
         A solver's own ``row_norm_target`` wins. With more than two classes
         (public: the number of classes, as :meth:`_estimated_classes` reads
         it), :data:`~dpestim.preprocessing._fit_scales.MULTINOMIAL_ROW_NORM_TARGET`
-        for the softmax of :class:`~dpestim.LogisticRegression` and for the
-        one-vs-rest (squared) hinge of :class:`~dpestim.LinearSVC` with a
-        solver whose ``multiclass_hinge_row_target`` says so (the dp-sgd
-        family; dp-scd lost 5 points on digits with it); else (``None``)
+        for the softmax of :class:`~dpestim.LogisticRegression` and
+        :data:`~dpestim.preprocessing._fit_scales.MULTIOUTPUT_HINGE_ROW_NORM_TARGET`
+        for the one-vs-rest (squared) hinge of :class:`~dpestim.LinearSVC`
+        with a solver whose ``multiclass_hinge_row_target`` says so (the
+        dp-sgd family); else (``None``)
         :data:`~dpestim.preprocessing._fit_scales.ROW_NORM_TARGET`.
         """
         if solver.row_norm_target is not None:
             return solver.row_norm_target
         if self._scale_fit[0].row_epsilon is None:  # no row scale estimated
             return None
-        if self._loss_name not in ("logistic", "multinomial") and not getattr(
-            solver, "multiclass_hinge_row_target", False
-        ):
+        softmax = self._loss_name in ("logistic", "multinomial")
+        if not softmax and not getattr(solver, "multiclass_hinge_row_target", False):
             return None
         if self.classes is None:
             check_label_values(y, "y")  # the clear error for mixed labels
             K = np.unique(y).size
         else:
             K = len(self.classes)
-        return _fit_scales.MULTINOMIAL_ROW_NORM_TARGET if K > 2 else None
+        if K <= 2:
+            return None
+        if softmax:
+            return _fit_scales.MULTINOMIAL_ROW_NORM_TARGET
+        return _fit_scales.MULTIOUTPUT_HINGE_ROW_NORM_TARGET
 
     def _resolve_classes(self, y):
         """Set ``classes_`` from ``classes=`` (public) or, with a warning, ``y``."""

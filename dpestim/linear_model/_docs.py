@@ -103,9 +103,9 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         median ``m`` of the row norms (exponential mechanism on a public
         geometric grid, 8 bins per factor 2 over ``2^-40 .. 2^40``; part of
         ``scale_share``), and the fit runs on ``x / s`` with ``s = m /
-        2.95`` (the median row norm the rules were calibrated at; 8.36 for
-        more than two classes: softmax, and LinearSVC with the dp-sgd
-        family): the same
+        2.95`` (the median row norm the rules were calibrated at; with more
+        than two classes 8.36 for the softmax and 4.18 for LinearSVC with the
+        dp-sgd family): the same
         ``clip_norm``, steps and noise see the same problem at any scale of
         ``X``. Only for a private fit with ``epsilon`` given,
         ``clip_norm="auto"`` and in-memory ``X``; otherwise, and when ``n``

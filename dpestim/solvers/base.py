@@ -241,9 +241,9 @@ class BaseSolver(BaseEstimator):
         for solvers that clip per-example gradients).
     multiclass_hinge_row_target : bool
         Whether a one-vs-rest (squared) hinge fit with more than two classes
-        (:class:`~dpestim.LinearSVC`) rescales the rows to the multinomial
+        (:class:`~dpestim.LinearSVC`) rescales the rows to the multi-output
         median norm
-        (:data:`~dpestim.preprocessing._fit_scales.MULTINOMIAL_ROW_NORM_TARGET`)
+        (:data:`~dpestim.preprocessing._fit_scales.MULTIOUTPUT_HINGE_ROW_NORM_TARGET`)
         rather than the binary one; public (the solver, the number of
         classes). True for the dp-sgd family (measured there).
     scale_share_cap : float or None

@@ -440,9 +440,9 @@ class DPSGD(BaseSolver):
         """
         return None if loss == "squared" else self.scale_share_cap
 
-    #: LinearSVC with K > 2 classes: rows rescaled to the multinomial median
-    #: norm 8.36, not 2.95 (issue 25; digits and MNIST, see
-    #: dpestim.preprocessing._fit_scales.MULTINOMIAL_ROW_NORM_TARGET)
+    #: LinearSVC with K > 2 classes: rows rescaled to the multi-output median
+    #: norm 4.18, not 2.95 (issue 25; digits and MNIST, see
+    #: dpestim.preprocessing._fit_scales.MULTIOUTPUT_HINGE_ROW_NORM_TARGET)
     multiclass_hinge_row_target = True
     supported_losses = frozenset(
         {"logistic", "squared", "hinge", "squared_hinge", "multinomial"}
