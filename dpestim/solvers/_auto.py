@@ -36,13 +36,14 @@ estimators have one sensible solver, ``noisy-sgda`` (:data:`SADDLE_AUTO`).
 median of 5 seeds) the rule was derived on Adult, w8a, MNIST, digits and
 California and checked on the held-out COMPAS, German credit, breast
 cancer, phishing and diabetes. On the matrix regenerated at one commit
-(57908d8; diabetes and multi-output LinearSVC rerun at later commits) the rule is within 1 point (0.02 R^2) of
-the best solver in 39 of 43 derivation cells and 38 of 45 held-out ones
-(never below dp-sgd). The cells where another solver leads by more are at
-``epsilon = 0.1``, on German credit / breast cancer (250 / 143 test rows:
-1 point is 2.5 / 1.4 rows), multi-output ``LinearSVC`` (digits, MNIST) or
-diabetes, and the leader changes from cell to cell (dp-lssgd, adp-sgd,
-dp-scd, adp-adagrad, AdaSSP). Of the alternative rules those
+(57908d8; diabetes and multi-output LinearSVC rerun at later commits)
+the rule is within 1 point (0.02 R^2) of the best solver in 39 of 43
+derivation cells and 38 of 45 held-out ones (never below dp-sgd). The
+cells where another solver leads by more are at ``epsilon = 0.1``, on
+German credit / breast cancer (250 / 143 test rows: 1 point is 2.5 / 1.4
+rows), multi-output ``LinearSVC`` (digits, MNIST) or diabetes, and the
+leader changes from cell to cell (dp-lssgd, adp-sgd, dp-scd,
+adp-adagrad, AdaSSP). Of the alternative rules those
 cells suggest, dp-lssgd at ``epsilon <= 0.1``, dp-scd at ``n <= 1000`` and
 adp-adagrad at ``d >= 500`` lose more cells than they gain on one of the
 splits; adp-sgd for Ridge at ``epsilon <= 0.1`` gains one cell on each but
