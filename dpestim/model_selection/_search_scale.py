@@ -140,7 +140,8 @@ def plan_row_scale(search, X, y, solvers, space=()):
     ``space``: the searched parameters (searching ``feature_scale`` itself
     leaves every candidate its drawn value: no estimate).
     The estimate's epsilon is the largest that one arm's plan gives (a
-    solver with a ``scale_share_cap`` may raise the share at small ``n``);
+    solver's ``share_cap`` for the estimator's loss may raise the share at
+    small ``n``, as in the estimator itself);
     ``None`` when no arm's estimate is reliable at this ``n``.
     """
     est = search.estimator
@@ -172,7 +173,7 @@ def plan_row_scale(search, X, y, solvers, space=()):
             share=float(est.scale_share),
             rows=True,
             targets=0,
-            max_share=getattr(solver, "scale_share_cap", None),
+            max_share=solver.share_cap(cand._loss_name),
         )
         arms[arm] = (cand, solver)
         if p.row_epsilon is not None and (

@@ -179,3 +179,18 @@ def test_the_estimator_own_target_multiclass_and_ridge():
     r.fit(X, X[:, 0] / 10)
     assert isinstance(r.dp_event_.events[0], ExponentialMechanismDpEvent)
     assert r.epsilon_ <= 1.0
+
+
+def test_small_n_share_follows_the_estimator_loss():
+    """At 400 rows 5% of epsilon 1 is too little: the classifier's search
+    raises the share (as its fit does), the squared loss does not."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(400, 4)) * 10
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    clf = _search(_lr(), n_candidates=2).fit(X, y)
+    assert isinstance(clf.dp_event_.events[0], ExponentialMechanismDpEvent)
+    ridge = Ridge(solver="dp-sgd", max_iter=3, y_bound=30.0)
+    reg = _search(ridge, n_candidates=2, error_bound=900.0)
+    reg.fit(X, X[:, 0])
+    assert not isinstance(reg.dp_event_, dp_accounting.ComposedDpEvent)
+    assert reg.best_estimator_.feature_scale_ == 1.0
