@@ -20,21 +20,23 @@ rows to ``class_weight_solvers.json`` (in ``DPESTIM_BENCH_RESULTS``, default
 import argparse
 import json
 import os
+import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression as SkLogistic
 from sklearn.metrics import balanced_accuracy_score
 from sklearn.model_selection import train_test_split
 
 from dpestim import LogisticRegression
 from dpestim.datasets import load_compas, load_w8a
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from imbalance_probe import ALPHA, sklearn_balanced  # noqa: E402
+
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
-ALPHA = 1e-4
 SOLVERS = [("dp-gd", 0.0), ("dp-nag", 0.0), ("dp-scd", 1e-5), ("dp-sgd", 1e-5)]
 
 
@@ -65,12 +67,7 @@ def main():
     emit("|---|---|---|---|---|---|---|")
     for name in ("compas", "w8a"):
         X, Xt, y, yt = _data(name, args.w8a_rows if name == "w8a" else None)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            sk = SkLogistic(
-                C=1.0 / (ALPHA * X.shape[0]), class_weight="balanced", max_iter=5000
-            ).fit(X, y)
-        sk_bal = float(balanced_accuracy_score(yt, sk.predict(Xt)))
+        sk_bal = sklearn_balanced(X, y, Xt, yt, max_iter=5000)
         for solver, delta in SOLVERS:
             out = {}
             for label, kw in (("balanced", {"class_weight": "balanced"}), ("none", {})):

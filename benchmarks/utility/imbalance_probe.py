@@ -59,6 +59,17 @@ def _data(name):
     return X, y, Xt, yt
 
 
+def sklearn_balanced(X, y, Xt, yt, max_iter=2000):
+    """Test balanced accuracy of scikit-learn's ``class_weight="balanced"``
+    optimum of the same objective (``C = 1 / (ALPHA n)``, non-private)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sk = SkLogistic(
+            C=1.0 / (ALPHA * X.shape[0]), class_weight="balanced", max_iter=max_iter
+        ).fit(X, y)
+    return float(balanced_accuracy_score(yt, sk.predict(Xt)))
+
+
 def _scores(model, Xt, yt):
     p = model.predict(Xt)
     return {
@@ -89,12 +100,7 @@ def imbalance_rows(seeds, epsilons, solvers, datasets):
     out = []
     for name in datasets:
         X, y, Xt, yt = _data(name)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            sk = SkLogistic(
-                C=1.0 / (ALPHA * X.shape[0]), class_weight="balanced", max_iter=2000
-            ).fit(X, y)
-        sk_bal = float(balanced_accuracy_score(yt, sk.predict(Xt)))
+        sk_bal = sklearn_balanced(X, y, Xt, yt)
         print(f"{name}: scikit-learn balanced {sk_bal:.3f}", flush=True)
         for eps in epsilons:
             for solver in solvers:

@@ -38,6 +38,23 @@ class AutoUnits(float):
     ----------
     value : float
         Positive (``inf`` only for a non-private fit, as ``clip_norm``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpestim import LogisticRegression
+    >>> from dpestim.model_selection import AutoUnits
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(3000, 4)) * 100  # rows far from unit norm
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> auto = LogisticRegression(epsilon=1.0, random_state=0).fit(X, y)
+    >>> same = LogisticRegression(
+    ...     epsilon=1.0, random_state=0, clip_norm=AutoUnits(1.0)
+    ... ).fit(X, y)
+    >>> bool(np.array_equal(auto.coef_, same.coef_))
+    True
+    >>> AutoUnits(2.0)  # twice the "auto" clip, the row scale kept
+    AutoUnits(2.0)
     """
 
     def __new__(cls, value):
