@@ -525,7 +525,10 @@ class BaseDPLinearModel(PrivateScalesMixin, BaseEstimator):
             delta=solver.guarantee_delta(self.delta),
         )
         n_steps = solver.n_steps(plan)
-        for message in solver.utility_warnings(plan, nm):
+        for message in [
+            *solver.utility_warnings(plan, nm),
+            *(balance.warnings if balance is not None else ()),
+        ]:
             self._warn(message, UtilityWarning)
         if self.verbose:
             print(plan_line(self, solver, plan, n_steps, nm, epsilon), flush=True)

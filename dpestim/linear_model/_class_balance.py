@@ -35,6 +35,17 @@ from ..utils import check_label_values
 
 __all__ = ["ClassBalanceMixin"]
 
+#: Share of the rows in one class (``class_prior_``: the released
+#: proportions, or public given ones) at or above which a private fit warns
+#: that its accuracy will stay near the majority rate (a
+#: :class:`~dpestim.UtilityWarning`): accuracy can exceed that rate by at most
+#: the other classes' share, ``1 - p_max <= 0.05`` here, and a private fit
+#: at the defaults recovers little of it (w8a, 97% one class: every private
+#: cell of the defaults matrix, every solver and epsilon <= 2, within 1 point
+#: of the majority rate; scikit-learn 1.6 points above it). A rule of thumb
+#: on the proportions alone: the matrix has no other set this imbalanced.
+IMBALANCE_WARNING_SHARE = 0.95
+
 #: Smallest count a class is given before the proportions are formed (noisy
 #: counts may be 0 or negative; the prior's logarithm and the balanced
 #: weights must stay finite).
@@ -60,6 +71,8 @@ class ClassBalance:
         self.class_weights = class_weights
         self.weight_max = float(weight_max)
         self.notes = {}
+        #: ``UtilityWarning`` messages (from the released or given proportions)
+        self.warnings = []
 
 
 class ClassBalanceMixin:
@@ -210,6 +223,9 @@ class ClassBalanceMixin:
             counts, how = self._class_counts(Y, scale_plan, rng, solver)
             if counts is not None:
                 counts = np.maximum(counts, COUNT_FLOOR)
+                out.warnings += _imbalance_warnings(
+                    counts / counts.sum(), how, self._balanced()
+                )
         # class weights, scikit-learn's scale
         w = None
         if self.class_weight is not None:
@@ -230,6 +246,8 @@ class ClassBalanceMixin:
         if not isinstance(self.class_prior, str):
             p = self._check_class_prior(K)
             how = "given (public)"
+            if not math.isinf(self._policy_epsilon()):
+                out.warnings += _imbalance_warnings(p, how, self._balanced())
         elif not self._prior_wanted(solver):
             out.notes["class_prior"] = (
                 f"not used: solver={solver.name!r} has no initial point to "
@@ -253,6 +271,32 @@ class ClassBalanceMixin:
         )
         out.intercept_init = tuple(float(v) for v in b0)
         return out
+
+
+def _imbalance_warnings(p, how, balanced):
+    """The ``UtilityWarning`` of proportions ``p`` with one class at
+    :data:`IMBALANCE_WARNING_SHARE` or more (``[]`` otherwise).
+
+    Post-processing of the released (or public given) proportions: it reads
+    nothing else. Non-private fits (exact proportions) do not warn.
+    """
+    p = np.asarray(p, dtype=np.float64)
+    top = float(p.max() / p.sum())
+    if top < IMBALANCE_WARNING_SHARE or how.startswith("exact"):
+        return []
+    source = "given" if how.startswith("given") else "private estimate"
+    advice = (
+        "judge the model by balanced accuracy or AUC"
+        if balanced
+        else "pass class_weight='balanced' and judge the model by balanced "
+        "accuracy or AUC"
+    )
+    return [
+        f"the class proportions ({source}: {top:.1%} in one class) leave at "
+        f"most {1.0 - top:.1%} of accuracy above the majority rate, and a "
+        "private fit at its defaults usually stays within a point of that "
+        f"rate: {advice}."
+    ]
 
 
 def _comparable(label):

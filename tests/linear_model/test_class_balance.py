@@ -669,3 +669,69 @@ def test_blocked_x_refuses_class_weight_but_takes_the_prior():
         clf.fit(Xb, y)
     assert _laplace_leaves(clf.dp_event_) and clf.class_prior_ is not None
     assert clf.epsilon_ <= 1.0
+
+
+# -- the imbalance UtilityWarning (issue 25, item 5) ---------------------------
+
+
+def _utility_messages(est, X, y):
+    import warnings
+
+    from dpestim import UtilityWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.fit(X, y)
+    return [str(w.message) for w in caught if issubclass(w.category, UtilityWarning)]
+
+
+@pytest.mark.parametrize("Est", [LogisticRegression, LinearSVC])
+def test_imbalance_warning_from_the_private_counts(Est):
+    """One class above 95% of the released proportions warns; 90% does not."""
+    X, y = _imbalanced(rate=0.03)
+    msgs = _utility_messages(Est(epsilon=1.0, random_state=0), X, y)
+    hits = [m for m in msgs if "in one class" in m]
+    assert len(hits) == 1 and "class_weight='balanced'" in hits[0]
+    X, y = _imbalanced(rate=0.1)
+    msgs = _utility_messages(Est(epsilon=1.0, random_state=0), X, y)
+    assert not [m for m in msgs if "in one class" in m]
+
+
+def test_imbalance_warning_reads_only_the_release(monkeypatch):
+    """The warning is post-processing of the released counts: it follows them,
+    not the data (the histogram's output is replaced by a balanced one)."""
+    from dpestim.linear_model import _class_balance as CB
+
+    X, y = _imbalanced(rate=0.03)
+    monkeypatch.setattr(
+        CB._scales,
+        "private_class_counts",
+        lambda codes, K, *a, **k: np.full(K, len(codes) / K),
+    )
+    msgs = _utility_messages(LogisticRegression(epsilon=1.0, random_state=0), X, y)
+    assert not [m for m in msgs if "in one class" in m]
+    monkeypatch.setattr(
+        CB._scales,
+        "private_class_counts",
+        lambda codes, K, *a, **k: np.array([0.99, 0.01]) * len(codes),
+    )
+    X, y = _imbalanced(rate=0.3)
+    msgs = _utility_messages(LogisticRegression(epsilon=1.0, random_state=0), X, y)
+    assert [m for m in msgs if "99.0% in one class" in m]
+
+
+def test_imbalance_warning_public_prior_and_nonprivate():
+    """A public prior warns in a private fit; a non-private fit never does;
+    with class_weight='balanced' the advice is the metric, not the weights."""
+    X, y = _imbalanced(rate=0.03)
+    prior = dict(class_prior=[0.97, 0.03])
+    msgs = _utility_messages(LogisticRegression(epsilon=1.0, **prior), X, y)
+    assert [m for m in msgs if "given: 97.0% in one class" in m]
+    msgs = _utility_messages(LogisticRegression(epsilon=math.inf, **prior), X, y)
+    assert not [m for m in msgs if "in one class" in m]
+    msgs = _utility_messages(LogisticRegression(epsilon=math.inf), X, y)
+    assert not [m for m in msgs if "in one class" in m]
+    est = LogisticRegression(epsilon=1.0, class_weight="balanced", random_state=0)
+    hits = [m for m in _utility_messages(est, X, y) if "in one class" in m]
+    assert len(hits) == 1 and "class_weight=" not in hits[0]
+    assert any("in one class" in w for w in est.privacy_report().warnings)
