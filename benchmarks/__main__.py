@@ -86,6 +86,11 @@ ENTRIES = [
         ),
     ),
     Entry("auto_rule_probe", "utility/auto_rule_probe.py", ("--seeds", "1")),
+    Entry(
+        "public_target_bound",
+        "utility/public_target_bound.py",
+        ("--seeds", "1", "--out", "/tmp/public_target_bound_quick.md"),
+    ),
     Entry("fairness", "utility/fairness.py", ("--quick",), needs=("fairlearn",)),
     Entry("small_data", "utility/small_data.py", ("--seeds", "1")),
     Entry(

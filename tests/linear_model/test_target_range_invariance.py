@@ -104,3 +104,45 @@ def test_california_r2_within_the_issues_tolerance():
     for kc, scores in r2.items():
         assert abs(scores.mean() - base) <= 0.02, kc
         assert scores.min() >= 0.55, kc  # item 3: dollars (k = 1e5) >= 0.55
+
+
+# -- a public y_bound is scaled as the private range is --------------------------
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_public_bound_scaled_to_the_rules_units(fit_intercept):
+    """A public range maps to -+ TARGET_HALF_RANGE: the solver's target bound is
+    the same for any unit and offset of the range, and the fit is equivariant
+    (same seed: predictions move with ``k y + c``)."""
+    X, y = _regression(n=2000)
+    bound = (-4.0, 5.0)
+    base = Ridge(
+        solver="dp-sgd", y_bound=bound, random_state=0, fit_intercept=fit_intercept
+    ).fit(X, y)
+    assert base.hyperparameters_  # fitted
+    for k, c in [(1e-3, 0.0), (1e3, 0.0)] + ([(1.0, 1e4)] if fit_intercept else []):
+        moved = Ridge(
+            solver="dp-sgd",
+            y_bound=(k * bound[0] + c, k * bound[1] + c),
+            random_state=0,
+            fit_intercept=fit_intercept,
+        ).fit(X, k * y + c)
+        np.testing.assert_allclose(
+            moved.predict(X), k * base.predict(X) + c, rtol=1e-6, atol=1e-6 * k
+        )
+
+
+def test_public_bound_on_a_small_target_is_not_swamped():
+    """A target of spread 0.1 with its public range [0, 1]: before the scaling the
+    noise (calibrated to clip_norm 1) swamped it (R^2 far below 0)."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(3000, 6)) / 2.0
+    y = (
+        0.5
+        + 0.1 * np.tanh(X @ np.linspace(-1.0, 1.0, 6))
+        + 0.03 * rng.normal(size=3000)
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = Ridge(solver="dp-sgd", y_bound=(0.0, 1.0), random_state=0).fit(X, y)
+    assert est.score(X, y) > 0.3
