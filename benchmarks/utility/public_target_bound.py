@@ -72,9 +72,11 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--out", default=str(RESULTS / "public_target_bound.md"))
+    p.add_argument("--commit", default=None, help="stamp (a git-archive snapshot)")
     args = p.parse_args()
     lines = [
-        f"R^2 on the test rows, median of {args.seeds} fit seeds, code {_commit()} "
+        f"R^2 on the test rows, median of {args.seeds} fit seeds, code "
+        f"{args.commit or _commit()} "
         "(benchmarks/utility/public_target_bound.py); the row sample is seeded "
         "(draw 100).",
         "",

@@ -3,9 +3,10 @@
 The choice reads only public quantities: the estimator's loss, ``n`` and
 ``d`` (shapes), whether the fit is private (``epsilon``), whether
 ``delta = 0`` (pure DP), sparse or blocked (Dask, memory-mapped, zarr)
-input, and, for :class:`~dpestim.Ridge`, the half-range of an explicit
-numeric ``y_bound`` against ``clip_norm`` (``y_bound="data"`` or ``"auto"``
-are read from the private targets, so they count as no bound here). Never
+input, and, for :class:`~dpestim.Ridge`, whether ``y_bound`` is an explicit
+numeric range (``y_bound="data"`` or ``"auto"`` are read from the private
+targets, so they count as no bound here) and, for ``"auto"``, the share of
+``epsilon`` its private range needs. Never
 the data values. The first matching row of :data:`RULES` wins; its reason
 goes in ``hyperparameters_["solver"]`` and the privacy report.
 
@@ -15,7 +16,6 @@ condition (first match wins)                                          solver
 ``delta = 0`` (pure DP; the hinge loss is refused)                    ``dp-gd``
 blocked (Dask / out-of-core) input                                    ``dp-sgd``
 ``Ridge``, ``epsilon = inf``, numeric ``y_bound``, ``d <= D``         ``adassp``
-``Ridge``, ``n <= 2000``, ``d <= D``, ``y_bound`` half-range >= 10 C  ``adassp``
 ``Ridge``, ``y_bound="auto"``, ``d <= D``, range share in (s, 0.5]    ``adassp``
 otherwise                                                             ``dp-sgd``
 ====================================================================  ==========
@@ -68,20 +68,21 @@ Non-private ``Ridge`` (``epsilon = inf``): AdaSSP without noise is the
 exact ridge solution, where dp-sgd's 2,000 steps stop short (diabetes,
 current code: R^2 0.359 against 0.324, more than 0.02 from the best); the
 published matrix has no AdaSSP records, so that row is checked in the
-scratch run of ``doc/benchmarks/auto_rule.md``. The small-data ``adassp``
-row comes from ``benchmarks/results/small_data.md`` (issue 26), not from
-the matrix (whose regression targets are on the clip's scale, where the
-row does not fire):
-AdaSSP beats every iterative solver on the small regression with its raw
-target (diabetes, 331 rows, ``y_bound=(0, 400)``: R^2 0.005 vs dp-sgd
--0.21 at epsilon 1, 0.037 vs -0.0001 at 2: dp-sgd clips residuals of ~100
-to 1) but loses when the target is on the clip's scale (target / 100,
-``y_bound=(0, 4)``: 0.019 vs 0.168 at epsilon 1) and on the large
-regression (California, 15,480 rows: 0.43 vs 0.62). AdaSSP is
-scale-equivariant in the target, dp-sgd is not: hence the rule on the
-target half-range over ``clip_norm``; three regression cells set it, a rule
-of thumb, not a measured boundary. Pure DP: dp-gd; the momentum methods
-lead it on some cells (California Ridge) and trail it on others (COMPAS,
+scratch run of ``doc/benchmarks/auto_rule.md``. A former row, ``adassp`` for
+``Ridge`` at ``n <= 2000`` with a public target half-range of at least 10
+``clip_norm``, was dropped when a public ``y_bound`` came to be scaled to
+``-+ 4`` as the private range is (``Ridge._encode_targets``): it existed
+because dp-sgd fitted a wide public range in its own units (diabetes,
+``y_bound=(0, 400)``: dp-sgd -0.21 at epsilon 1); once scaled, dp-sgd sees
+the same problem in any unit and a rule on the half-range would make the
+pick depend on the target's unit. At 331 rows, epsilon 1, median of 3 seeds,
+with public ranges (``benchmarks/utility/public_target_bound.py``,
+``benchmarks/results/public_target_bound.md``): dp-sgd ahead on California
+(0.259 against AdaSSP 0.056), Adult's age (0.105 / -0.083) and Bank's age
+(0.163 / -0.063), AdaSSP ahead on diabetes (0.301 / 0.107) and Adult's hours
+per week (-0.082 / -0.241, where scikit-learn itself is at -0.28). Pure DP:
+dp-gd; the momentum methods lead it on some cells (California Ridge) and
+trail it on others (COMPAS,
 phishing at epsilon 1) and are research solvers (:data:`RESEARCH_ONLY`).
 
 No row picks a solver of :data:`RESEARCH_ONLY` (tested): the paper
@@ -97,8 +98,6 @@ from .oneshot._base import SCALE_SHARE_CAP
 
 __all__ = [
     "ADASSP_MAX_FEATURES",
-    "ADASSP_MAX_SAMPLES",
-    "ADASSP_MIN_TARGET_RATIO",
     "RESEARCH_ONLY",
     "RULES",
     "SADDLE_AUTO",
@@ -134,12 +133,6 @@ SADDLE_AUTO = (
     "paper's (research and reproduction; benchmarks/results/fairness.md)",
 )
 
-#: Largest ``n`` at which ``Ridge`` picks AdaSSP (diabetes: 331 rows wins,
-#: California: 15,480 loses; nothing measured in between).
-ADASSP_MAX_SAMPLES = 2000
-#: Smallest ``target half-range / clip_norm`` at which ``Ridge`` picks
-#: AdaSSP (diabetes raw target: 200 wins; target / 100: 2 loses).
-ADASSP_MIN_TARGET_RATIO = 10.0
 #: Largest ``d`` at which ``Ridge`` picks AdaSSP: it forms the ``d x d``
 #: Gram matrix (32 MB at 2,000 features; sparse wide data would not fit).
 ADASSP_MAX_FEATURES = 2000
@@ -169,19 +162,6 @@ RULES = (
         "exact ridge solution (scikit-learn's Ridge on the same objective), "
         "where the iterative solvers stop short (diabetes R^2 0.359 against "
         "dp-sgd's 0.324; benchmarks/results/auto_rule.md)",
-    ),
-    (
-        lambda f: (
-            f["loss"] == "squared"
-            and f["n"] <= ADASSP_MAX_SAMPLES
-            and f["d"] <= ADASSP_MAX_FEATURES
-            and f["target_ratio"] >= ADASSP_MIN_TARGET_RATIO
-        ),
-        "adassp",
-        f"Ridge, n <= {ADASSP_MAX_SAMPLES} and a public target half-range >= "
-        f"{ADASSP_MIN_TARGET_RATIO:g} x clip_norm: one-shot sufficient "
-        "statistics (AdaSSP) beat the clipped-gradient solvers there "
-        "(benchmarks/results/small_data.md)",
     ),
     (
         lambda f: (
