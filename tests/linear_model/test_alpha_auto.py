@@ -263,19 +263,24 @@ def test_private_search_over_relative_alpha():
     assert search.score(X, y) > 0.8
 
 
-def test_squared_loss_keeps_the_default_share():
-    """dp-sgd raises the row-scale share for classifiers, not for ``Ridge``."""
+def test_squared_loss_raises_the_share_and_is_invariant_to_the_feature_scale():
+    """dp-sgd raises the row-scale share for every loss (Ridge too): at 442
+    rows and epsilon 1 the row scale is estimated, so X x 100 gives about the
+    model of X (before, the rows were used as given: R^2 far below 0)."""
     assert DPSGD().share_cap("logistic") == ITERATIVE_SCALE_SHARE_CAP
-    assert DPSGD().share_cap("squared") is None
+    assert DPSGD().share_cap("squared") == ITERATIVE_SCALE_SHARE_CAP
     assert DPGD().share_cap("squared") == ITERATIVE_SCALE_SHARE_CAP
     from sklearn.datasets import load_diabetes
 
     X, y = load_diabetes(return_X_y=True)  # 442 rows: 5% of eps 1 is too little
-    ridge = Ridge(solver="dp-sgd", epsilon=1.0, y_bound=(0, 400), random_state=0)
-    ridge.fit(X, y)
-    assert ridge.feature_scale_ == 1.0
-    gd = Ridge(solver="dp-gd", epsilon=1.0, y_bound=(0, 400), random_state=0)
-    assert gd.fit(X, y).feature_scale_ != 1.0
+    scores = []
+    for k in (1.0, 100.0):
+        ridge = Ridge(solver="dp-sgd", epsilon=1.0, y_bound=(0, 400), random_state=0)
+        ridge.fit(k * X, y)
+        assert ridge.feature_scale_ != 1.0
+        assert ridge.epsilon_ <= 1.0
+        scores.append(ridge.score(k * X, y))
+    assert scores[0] > 0.1 and abs(scores[1] - scores[0]) < 0.1, scores
     Xc, yc = _classification(n=442)
     clf = LogisticRegression(classes=[0, 1], epsilon=1.0, random_state=0).fit(Xc, yc)
     assert clf.feature_scale_ != 1.0
