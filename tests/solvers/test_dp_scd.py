@@ -73,9 +73,9 @@ def np_batch_update(
         if x @ x == 0:
             z = 0.0
         else:
-            c = 1.0 if wts is None else wts[j]
-            z = np_delta(loss, x, y[j], a[j], v, lam_n, sigma_prime, c)
-            c = C / max(1.0, np.linalg.norm(x))
+            w = 1.0 if wts is None else wts[j]
+            z = np_delta(loss, x, y[j], a[j], v, lam_n, sigma_prime, w)
+            c = w * C / max(1.0, np.linalg.norm(x))
             z = float(np.clip(z, -c, c))
         if sequential:
             a[j] += z

@@ -33,7 +33,8 @@ loss_i*(-alpha_i / c_i)`` (boxes ``[0, c_i]``, :func:`dual_step`) and the same
 ``theta = v / (alpha n)``. The argument above does not use the form of the
 update: record ``j``'s is a function of its own record (hence ``c_j``; the
 class weights are public or a separately accounted release), its own dual
-variable and the released ``v``, clipped after it is computed. So neither
+variable and the released ``v``, clipped after it is computed (to ``c_j
+C``, at most ``C``). So neither
 the sensitivity ``C`` nor the event changes (nor seq's bound).
 
 Layout: in the paper's notation the data matrix is ``X^T`` (features x
@@ -239,8 +240,12 @@ def _scd_steps(
 
     ``weights`` (empty: none, every weight 1): the weight ``c_j`` in ``[0,
     1]`` of each record's loss (``class_weight``), read by :func:`dual_step`.
-    The update is clipped afterwards as without weights, so a record's term
-    ``zeta_j x_j`` keeps its bound ``C`` whatever its weight.
+    The update is clipped afterwards to ``c_j C / max(1, ||x_j||)`` (``C``
+    without weights), so a record's term ``zeta_j x_j`` keeps its bound
+    ``C`` whatever its weight, and the weights act even where the clip binds
+    every update (with the clip at ``C`` for every record, w8a's balanced
+    weights never reached the fit: balanced accuracy 0.506 weighted and
+    unweighted).
 
     ``owed_from`` carries the lazy noise bookkeeping of the sequential variant
     between calls, so that a run split into chunks (to advance a progress
@@ -273,7 +278,9 @@ def _scd_steps(
                 m = _col_dot(Xt, data, indices, indptr, sparse, j, v) / lam_n
                 w = weights[j] if weighted else 1.0
                 z = dual_step(loss, y[j], alpha[j], m, sigma_prime * sq / lam_n, w)
-                c = limit / max(1.0, math.sqrt(sq))
+                # a weighted record's update is clipped to w C (w <= 1): the
+                # bound C holds, and the weights act even where C binds
+                c = w * limit / max(1.0, math.sqrt(sq))
                 z = min(c, max(-c, z))
             if sequential:
                 alpha[j] += z
