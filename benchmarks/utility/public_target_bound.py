@@ -6,10 +6,14 @@ from the shared classification data, a numeric column predicted from the
 others (Adult: age, hours per week; Bank: age), with the public range of that
 column as ``y_bound`` (the loaders' documented scaling puts it in [0, 1]),
 beside the matrix's diabetes and California (331- and 3,000-row samples), at
-epsilon 0.5 / 1 / 2, ``solver="auto"``, ``"dp-sgd"`` and ``"adassp"``, median
-of 3 seeds; scikit-learn's ``Ridge`` on the same rows for reference.
+epsilon 0.5 / 1 / 2, ``solver="auto"``, ``"dp-sgd"`` and ``"adassp"`` (or
+``--solvers ...``), median of 3 seeds; scikit-learn's ``Ridge`` on the same
+rows for reference.
 
     PYTHONPATH=. python benchmarks/utility/public_target_bound.py [--out FILE]
+    PYTHONPATH=. python benchmarks/utility/public_target_bound.py \
+        --solvers dp-sgd adp-sgd adp-adagrad dp-lssgd \
+        --out benchmarks/results/public_target_bound_family.md
 
 Writes ``benchmarks/results/public_target_bound.md`` (or ``--out``).
 """
@@ -73,6 +77,7 @@ def main():
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--out", default=str(RESULTS / "public_target_bound.md"))
     p.add_argument("--commit", default=None, help="stamp (a git-archive snapshot)")
+    p.add_argument("--solvers", nargs="+", default=SOLVERS)
     args = p.parse_args()
     lines = [
         f"R^2 on the test rows, median of {args.seeds} fit seeds, code "
@@ -91,7 +96,7 @@ def main():
                 else np.random.default_rng(100).choice(len(y), n, replace=False)
             )
             sk = SkRidge(alpha=1e-4 * len(rows)).fit(X[rows], y[rows]).score(Xt, yt)
-            for solver in SOLVERS:
+            for solver in args.solvers:
                 row = []
                 for eps in EPSILONS:
                     scores = []

@@ -17,6 +17,7 @@ condition (first match wins)                                          solver
 blocked (Dask / out-of-core) input                                    ``dp-sgd``
 ``Ridge``, ``epsilon = inf``, numeric ``y_bound``, ``d <= D``         ``adassp``
 ``Ridge``, ``y_bound="auto"``, ``d <= D``, range share in (s, 0.5]    ``adassp``
+``Ridge``, private, ``n <= 3000``, ``epsilon >= 1``                   ``adp-sgd``
 otherwise                                                             ``dp-sgd``
 ====================================================================  ==========
 
@@ -133,6 +134,10 @@ SADDLE_AUTO = (
     "paper's (research and reproduction; benchmarks/results/fairness.md)",
 )
 
+#: ``Ridge`` at ``n <= ADP_SGD_MAX_SAMPLES`` and ``epsilon >=
+#: ADP_SGD_MIN_EPSILON`` picks adp-sgd (see its row in :data:`RULES`).
+ADP_SGD_MAX_SAMPLES = 3000
+ADP_SGD_MIN_EPSILON = 1.0
 #: Largest ``d`` at which ``Ridge`` picks AdaSSP: it forms the ``d x d``
 #: Gram matrix (32 MB at 2,000 features; sparse wide data would not fit).
 ADASSP_MAX_FEATURES = 2000
@@ -181,6 +186,21 @@ RULES = (
         "benchmarks/results/small_data.md)",
     ),
     (
+        lambda f: (
+            f["loss"] == "squared"
+            and f["private"]
+            and 0 < f["n"] <= ADP_SGD_MAX_SAMPLES
+            and f.get("epsilon", 0.0) >= ADP_SGD_MIN_EPSILON
+        ),
+        "adp-sgd",
+        f"Ridge, n <= {ADP_SGD_MAX_SAMPLES} and epsilon >= "
+        f"{ADP_SGD_MIN_EPSILON:g}: adp-sgd (decaying steps, growing batches) "
+        "leads dp-sgd on small regressions (diabetes R^2 0.267 against 0.154 at "
+        "epsilon 1; Adult and Bank tasks of 331 and 3,000 rows, held out: "
+        "ahead in 9 of 12 cells, at most 0.01 behind in the others; "
+        "benchmarks/results/public_target_bound_family.md)",
+    ),
+    (
         lambda f: True,
         "dp-sgd",
         "default: dp-sgd is the best or within 1 point of the best solver at "
@@ -216,6 +236,8 @@ def public_facts(estimator, X, blocked):
         "sparse": sp.issparse(X),
         "blocked": blocked,
         "target_ratio": _target_half_range(getattr(estimator, "y_bound", None)) / clip,
+        # the epsilon the rules plan for (public; 1 for a fixed noise multiplier)
+        "epsilon": (float(eps) if eps is not None else (1.0 if private else math.inf)),
     }
 
 

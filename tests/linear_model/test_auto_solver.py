@@ -24,20 +24,41 @@ def test_ridge_pick_does_not_depend_on_the_public_bounds_unit():
     b = Ridge(solver="auto", y_bound=(-300, 300), random_state=0, max_iter=2).fit(
         X, 100 * y
     )
-    assert a.solver_.name == b.solver_.name == "dp-sgd"
+    assert a.solver_.name == b.solver_.name == "adp-sgd"  # n <= 3000, epsilon 1
     np.testing.assert_allclose(100 * a.predict(X), b.predict(X), rtol=1e-6, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "n, epsilon, delta, expected",
+    [
+        (300, 1.0, 1e-5, "adp-sgd"),  # small regression, epsilon >= 1
+        (3000, 2.0, 1e-5, "adp-sgd"),
+        (300, 0.5, 1e-5, "dp-sgd"),  # epsilon below 1
+        (3001, 1.0, 1e-5, "dp-sgd"),  # larger n
+        (300, 1.0, 0.0, "dp-gd"),  # pure DP first
+    ],
+)
+def test_small_ridge_at_epsilon_one_picks_adp_sgd(n, epsilon, delta, expected):
+    X, y = _reg(n)
+    m = Ridge(epsilon=epsilon, delta=delta, y_bound=(-3, 3), random_state=0)
+    m.set_params(max_iter=2)
+    m.fit(X, y)
+    assert m.solver_.name == expected
+    if expected == "adp-sgd":
+        assert m.hyperparameters_["solver"].startswith("adp-sgd ('auto': Ridge, n <=")
+        assert m.epsilon_ <= epsilon
 
 
 @pytest.mark.parametrize(
     "n, y_bound, expected",
     [
-        (3000, (-30, 30), "dp-sgd"),  # large n
-        (300, None, "dp-sgd"),  # no bound
-        (300, "data", "dp-sgd"),  # read from the data: not a public bound
-        (300, (-3, 3), "dp-sgd"),  # target on the clip's scale
+        (3001, (-30, 30), "dp-sgd"),  # large n
+        (300, None, "adp-sgd"),  # no bound: the small-regression row
+        (300, "data", "adp-sgd"),  # read from the data: not a public bound
+        (300, (-3, 3), "adp-sgd"),  # any public bound
     ],
 )
-def test_large_or_unbounded_ridge_picks_dp_sgd(n, y_bound, expected):
+def test_ridge_pick_by_n_and_bound(n, y_bound, expected):
     X, y = _reg(n)
     m = Ridge(solver="auto", y_bound=y_bound, random_state=0, max_iter=2).fit(X, y)
     assert m.solver_.name == expected
@@ -71,7 +92,7 @@ def test_explicit_solver_unchanged_and_table_ends_with_a_default():
     assert (name, reason) == RULES[-1][1:]
     # the paper solvers that never won at their defaults are never picked
     picked = {rule[1] for rule in RULES}
-    assert picked == {"dp-gd", "dp-sgd", "adassp"}
+    assert picked == {"dp-gd", "dp-sgd", "adassp", "adp-sgd"}
 
 
 # --- solver="auto" is the default (issue 26) ---------------------------------
@@ -186,10 +207,11 @@ def test_nonprivate_ridge_with_a_bound_is_the_exact_ridge():
     assert m.hyperparameters_["solver"].startswith("adassp ('auto': Ridge, epsilon=inf")
     ref = SkRidge(alpha=m.alpha_ * X.shape[0]).fit(X, y)
     np.testing.assert_allclose(m.coef_, ref.coef_, rtol=1e-6, atol=1e-9)
-    # no public bound, or a private fit: unchanged (dp-sgd)
+    # no public bound: dp-sgd; a private fit: the private rows (n = 3000,
+    # epsilon 1: the small-regression row)
     assert Ridge(epsilon=np.inf).fit(X, y).solver_.name == "dp-sgd"
     private = Ridge(y_bound=(-5, 5), random_state=0, max_iter=2).fit(X, y)
-    assert private.solver_.name == "dp-sgd"
+    assert private.solver_.name == "adp-sgd"
 
 
 def test_adassp_rows_skip_wide_data():
