@@ -44,13 +44,29 @@ reg = Ridge(epsilon=1.0, random_state=0).fit(X, price)
 print(f"target in dollars: R^2 {reg.score(X, price):.3f}")
 print(reg.privacy_report())
 
-# -- 3. small data: AdaSSP with a public target bound, and solver="auto" ---------
+# -- 3. small data with a public target bound: the bound's unit does not matter --
+# A public y_bound is scaled to the range the rules assume, as the private one
+# is: the same 500 rows with the target in $100k or in dollars (bound moved the
+# same way) give the same fit.
 Xs, ys = X[:500] / 3, price[:500] / 1e5  # a public rescaling (units of $100k)
-for solver in ("dp-sgd", "adassp", "auto"):
+for solver in ("dp-sgd", "adp-sgd", "adassp", "auto"):
     m = Ridge(epsilon=2.0, solver=solver, y_bound=(0.0, 5.0), random_state=0)
     m.fit(Xs, ys)
     print(f"500 rows, solver={solver!r}: R^2 {m.score(Xs, ys):.3f}")
-# "auto" reads public quantities only: it picks AdaSSP for a small Ridge only
-# when the public target bound is far above clip_norm (at least 10x; here it
-# is 2.5x), the regime where AdaSSP won in the project's benchmarks.
+# "auto" reads public quantities only: a private Ridge with at most 3,000 rows
+# and epsilon >= 1 gets adp-sgd (it led dp-sgd on the project's small
+# regressions, benchmarks/results/public_target_bound_family.md).
 print("'auto' chose:", m.hyperparameters_["solver"])
+dollars = Ridge(epsilon=2.0, y_bound=(0.0, 5e5), random_state=0).fit(Xs, 1e5 * ys)
+print(f"the same in dollars: R^2 {dollars.score(Xs, 1e5 * ys):.3f}")
+
+# -- 4. imbalanced classes: the released proportions warn ------------------------
+# With 97% of the rows in one class, accuracy can exceed the majority rate by at
+# most 3 points; the fit's private class counts (class_prior_) say so in a
+# UtilityWarning (post-processing of their release), and class_weight="balanced"
+# weights the classes from the same counts.
+rare = (X[:, 0] > 1.9).astype(int)  # about 3% positives
+clf = LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)
+clf.fit(X, rare)
+print("released class proportions:", np.round(clf.class_prior_, 3))
+print([w for w in clf.privacy_report().warnings if "in one class" in w])
