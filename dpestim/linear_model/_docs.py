@@ -81,10 +81,11 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
         :data:`dpestim.solvers.SOLVERS`) or a solver instance whose parameters
         can be searched as ``solver__<name>``. ``"auto"`` (the default):
         chosen by a public rule table (:mod:`dpestim.solvers._auto`):
-        ``"dp-gd"`` when ``delta=0`` (pure DP), ``"adassp"`` for a small
-        :class:`~dpestim.Ridge` with an explicit target bound far above
-        ``clip_norm`` or a non-private one (``epsilon=inf``) with a numeric
-        ``y_bound``, ``"dp-sgd"`` otherwise (blocked input included); the
+        ``"dp-gd"`` when ``delta=0`` (pure DP), ``"adassp"`` for a
+        :class:`~dpestim.Ridge` that is non-private (``epsilon=inf``) with a
+        numeric ``y_bound`` or whose private target range needs a raised
+        share, ``"adp-sgd"`` for a private ``Ridge`` with ``n <= 3000`` and
+        ``epsilon >= 1``, ``"dp-sgd"`` otherwise (blocked input included); the
         choice and its reason are in ``hyperparameters_["solver"]`` and the
         privacy report. It never picks the research solvers (the solver
         guide's "Which solver to use"). An explicit name is used as given.
