@@ -155,27 +155,21 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         Y = y.reshape(y.shape[0], -1)
         bounds = self._resolve_y_bound(Y)
         self.y_bound_ = bounds
-        self._y_scale = np.ones(Y.shape[1])
         if bounds is None:
-            self._y_center = np.zeros(Y.shape[1])
+            self._y_center, self._y_scale = np.zeros(Y.shape[1]), np.ones(Y.shape[1])
             return SQUARED, Y
-        low, high = bounds
+        low, high = bounds  # arrays of shape (n_targets,)
         # a per-record map with public (or privately estimated) constants:
-        # clip each target to the range and centre it; the centre is added
-        # back to the intercept (post-processing) and predictions are
-        # clipped to the range. Without an intercept, centring would change
-        # the model: clip only.
-        # Any range (public, "data", or privately estimated) is then scaled
-        # to -+ TARGET_HALF_RANGE, the targets' scale the rules assume (the
-        # objective divided by scale^2: same minimiser). Before, a public
-        # range was only centred: a target in [0, 1] with a spread of 0.1
-        # then met noise calibrated to clip_norm = 1 (R^2 -1.6 to -10 on
-        # ages / hours predicted from Adult's and Bank's other columns, at
-        # every n up to 10,000; see doc/benchmarks/public_target_bound.md).
+        # clip each target to the range, centre it (with an intercept; the
+        # centre is added back to it) and scale the range to
+        # -+ TARGET_HALF_RANGE, the targets' scale the rules assume (the
+        # objective divided by scale^2: same minimiser); predictions are
+        # clipped to the range (post-processing). Any range is scaled, a public
+        # one too: only centred, a target of spread 0.1 in [0, 1] met noise
+        # calibrated to clip_norm = 1 (R^2 -1.6 to -10 on regression tasks built
+        # from Adult and Bank; doc/benchmarks/public_target_bound.md).
         self._y_center, self._y_scale = _scales.target_map(
-            np.broadcast_to(np.asarray(low, dtype=np.float64), (Y.shape[1],)),
-            np.broadcast_to(np.asarray(high, dtype=np.float64), (Y.shape[1],)),
-            self.fit_intercept,
+            low, high, self.fit_intercept
         )
         return SQUARED, (np.clip(Y, low, high) - self._y_center) / self._y_scale
 
@@ -188,8 +182,7 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
             low, high = self.y_bound_
             c = self._y_center
             # in the units the solver sees: clipped, centred and divided by
-            # the target scale (y_bound="auto" scales the range to
-            # -+ TARGET_HALF_RANGE)
+            # the target scale (every range is scaled to -+ TARGET_HALF_RANGE)
             half = np.maximum(abs(low - c), abs(high - c)) / self._y_scale
             bound = float(np.sqrt(np.sum(half**2)))
         return replace(plan, target_bound=bound), resolved

@@ -38,7 +38,7 @@ median of 5 seeds) the rule was derived on Adult, w8a, MNIST, digits and
 California and checked on the held-out COMPAS, German credit, breast
 cancer, phishing and diabetes. On the matrix regenerated at one commit
 (57908d8; diabetes and multi-output LinearSVC rerun at later commits)
-the rule is within 1 point (0.02 R^2) of the best solver in 39 of 43
+the rule is within 1 point (0.02 R^2) of the best solver in 40 of 43
 derivation cells and 38 of 45 held-out ones (never below dp-sgd). The
 cells where another solver leads by more are at ``epsilon = 0.1``, on
 German credit / breast cancer (250 / 143 test rows: 1 point is 2.5 / 1.4
@@ -86,7 +86,7 @@ dp-gd; the momentum methods lead it on some cells (California Ridge) and
 trail it on others (COMPAS,
 phishing at epsilon 1) and are research solvers (:data:`RESEARCH_ONLY`).
 
-The ``adp-sgd`` row for small ``Ridge`` fits (this session's last): with a
+The ``adp-sgd`` row for small ``Ridge`` fits: with a
 public target range scaled to the rules' units, dp-sgd and its family were
 compared on the matrix's regression sets (diabetes; California at 331 and
 3,000 rows: the derivation) and on regression tasks built from Adult and
@@ -251,7 +251,7 @@ def public_facts(estimator, X, blocked):
         "blocked": blocked,
         "target_ratio": _target_half_range(getattr(estimator, "y_bound", None)) / clip,
         # the epsilon the rules plan for (public; 1 for a fixed noise multiplier)
-        "epsilon": (float(eps) if eps is not None else (1.0 if private else math.inf)),
+        "epsilon": estimator._policy_epsilon(),
     }
 
 

@@ -56,33 +56,51 @@ from dpestim.solvers.sgd.dp_sgd import _row_sq_norms
 _CODES = {name: code for code, name in LOSS_NAMES.items()}
 
 
-def clipped_sum_probe(solver, plan, rng):
-    """Probe of the clipped-gradient-sum solvers (dp-sgd and its family)."""
+#: (dense, CSR, weighted dense, weighted CSR) kernels of the clipped sums.
+_L2_SUMS = (
+    clipped_grad_sum,
+    clipped_grad_sum_csr,
+    weighted_clipped_grad_sum,
+    weighted_clipped_grad_sum_csr,
+)
+_L1_SUMS = (
+    l1_clipped_grad_sum,
+    l1_clipped_grad_sum_csr,
+    weighted_l1_clipped_grad_sum,
+    weighted_l1_clipped_grad_sum_csr,
+)
+
+
+def _clipped_sum_statistic(plan, rng, kernels, norms):
+    """``statistic(X, Y)``: the clipped-gradient sum of ``kernels`` at a random
+    public state drawn from ``rng``; ``norms(X)`` are the row norms the kernel
+    clips by. Each record's class weight (``class_weight``) is applied when the
+    plan has weights."""
     scale = rng.choice([0.1, 1.0, 10.0, 1e3])
     W = scale * rng.normal(size=(plan.n_outputs, plan.n_features))
     b = scale * rng.normal(size=plan.n_outputs)
+    dense, csr, weighted_dense, weighted_csr = kernels
 
     def statistic(X, Y):
         K, d = W.shape
         G, g0, z, dz = np.zeros((K, d)), np.zeros(K), np.empty(K), np.empty(K)
         rows = np.arange(Y.shape[0], dtype=np.int64)
-        args = (Y, rows, Y.shape[0], W, b, plan.loss, plan.clip_norm, _row_sq_norms(X))
-        wts = row_weights(plan, Y)  # each record's class weight (class_weight)
-        if wts is not None and sp.issparse(X):
-            weighted_clipped_grad_sum_csr(
-                X.data, X.indices, X.indptr, *args, plan.fit_intercept, G, g0, z,
-                dz, wts,
-            )  # fmt: skip
-        elif wts is not None:
-            weighted_clipped_grad_sum(X, *args, plan.fit_intercept, G, g0, z, dz, wts)
-        elif sp.issparse(X):
-            clipped_grad_sum_csr(
-                X.data, X.indices, X.indptr, *args, plan.fit_intercept, G, g0, z, dz
-            )
+        args = (Y, rows, Y.shape[0], W, b, plan.loss, plan.clip_norm, norms(X))
+        args += (plan.fit_intercept, G, g0, z, dz)
+        head = (X.data, X.indices, X.indptr) if sp.issparse(X) else (X,)
+        wts = row_weights(plan, Y)
+        if wts is None:
+            (csr if sp.issparse(X) else dense)(*head, *args)
         else:
-            clipped_grad_sum(X, *args, plan.fit_intercept, G, g0, z, dz)
+            (weighted_csr if sp.issparse(X) else weighted_dense)(*head, *args, wts)
         return np.concatenate([G.ravel(), g0 if plan.fit_intercept else []])
 
+    return statistic
+
+
+def clipped_sum_probe(solver, plan, rng):
+    """Probe of the clipped-gradient-sum solvers (dp-sgd and its family)."""
+    statistic = _clipped_sum_statistic(plan, rng, _L2_SUMS, _row_sq_norms)
     return statistic, 2, plan.clip_norm
 
 
@@ -95,34 +113,11 @@ def l1_clipped_sum_probe(solver, plan, rng):
     if not solver._laplace():
         statistic, order, bound = clipped_sum_probe(solver, plan, rng)
         return statistic, order, 2 * bound  # replace-one
-    scale = rng.choice([0.1, 1.0, 10.0, 1e3])
-    W = scale * rng.normal(size=(plan.n_outputs, plan.n_features))
-    b = scale * rng.normal(size=plan.n_outputs)
 
-    def statistic(X, Y):
-        K, d = W.shape
-        G, g0, z, dz = np.zeros((K, d)), np.zeros(K), np.empty(K), np.empty(K)
-        rows = np.arange(Y.shape[0], dtype=np.int64)
-        l1 = _row_norms(X, True)
-        args = (Y, rows, Y.shape[0], W, b, plan.loss, plan.clip_norm, l1)
-        wts = row_weights(plan, Y)  # each record's class weight (class_weight)
-        if wts is not None and sp.issparse(X):
-            weighted_l1_clipped_grad_sum_csr(
-                X.data, X.indices, X.indptr, *args, plan.fit_intercept, G, g0, z,
-                dz, wts,
-            )  # fmt: skip
-        elif wts is not None:
-            weighted_l1_clipped_grad_sum(
-                X, *args, plan.fit_intercept, G, g0, z, dz, wts
-            )
-        elif sp.issparse(X):
-            l1_clipped_grad_sum_csr(
-                X.data, X.indices, X.indptr, *args, plan.fit_intercept, G, g0, z, dz
-            )
-        else:
-            l1_clipped_grad_sum(X, *args, plan.fit_intercept, G, g0, z, dz)
-        return np.concatenate([G.ravel(), g0 if plan.fit_intercept else []])
+    def l1_norms(X):
+        return _row_norms(X, True)
 
+    statistic = _clipped_sum_statistic(plan, rng, _L1_SUMS, l1_norms)
     return statistic, 1, 2 * plan.clip_norm
 
 

@@ -33,9 +33,9 @@ loss_i*(-alpha_i / c_i)`` (boxes ``[0, c_i]``, :func:`dual_step`) and the same
 ``theta = v / (alpha n)``. The argument above does not use the form of the
 update: record ``j``'s is a function of its own record (hence ``c_j``; the
 class weights are public or a separately accounted release), its own dual
-variable and the released ``v``, clipped after it is computed (to ``c_j
-C``, at most ``C``). So neither
-the sensitivity ``C`` nor the event changes (nor seq's bound).
+variable and the released ``v``, clipped after it is computed (to ``c_j C``,
+at most ``C``). So neither the sensitivity ``C`` nor the event changes (nor
+seq's bound).
 
 Layout: in the paper's notation the data matrix is ``X^T`` (features x
 examples) and a coordinate is one of its *columns*. The kernels below work on
