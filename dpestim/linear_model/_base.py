@@ -240,10 +240,7 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         auto = None
         if _policy.is_auto(self.solver):  # a public rule table (solvers/_auto.py)
             blocked = as_blocked(X) is not None
-            facts = public_facts(self, X, blocked)
-            facts["scale_share"] = float(self.scale_share)
-            facts["target_share"] = self._target_share_needed(facts["n"], y, blocked)
-            auto = choose_solver(facts)
+            auto = choose_solver(public_facts(self, X, blocked))
         solver = resolve_solver(auto[0] if auto else self.solver)
         solver.check_loss(self._loss_name)
         if (blocked := as_blocked(X)) is not None:  # Dask, memmap, zarr

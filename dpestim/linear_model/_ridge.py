@@ -86,12 +86,14 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
                 )
             return None
         ranges = [
-            _scales.private_target_range(Y[:, k], plan.target_epsilon, rng)
+            _scales.private_target_range(
+                Y[:, k], plan.target_epsilon, rng, plan.centre_stages
+            )
             for k in range(Y.shape[1])
         ]
         low = np.array([r[0] for r in ranges])
         high = np.array([r[1] for r in ranges])
-        self._target_notes = {"y_bound": _scales.target_note(plan.target_epsilon)}
+        self._target_notes = {"y_bound": _scales.target_note(plan)}
         return low, high
 
     def _resolve_y_bound(self, Y):

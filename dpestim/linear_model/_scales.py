@@ -110,21 +110,6 @@ class PrivateScalesMixin:
             and not blocked
         )
 
-    def _target_share_needed(self, n, y, blocked):
-        """Share of ``epsilon`` the private target range needs at this ``n``.
-
-        Public (``n``, the number of targets, ``epsilon``, which estimates
-        run; never the values): 0 when no range is estimated. ``solver="auto"``
-        reads it (:data:`~dpestim.solvers._auto.RULES`).
-        """
-        eps = self.epsilon
-        targets = self._estimated_targets(y)
-        if not targets or eps is None or not math.isfinite(eps) or n <= 0:
-            return 0.0
-        return _scales.feasible_share(
-            float(eps), n, rows=self._rows_estimated(blocked), targets=targets
-        )
-
     def _plan_scales(self, n, y, blocked, solver=None):
         """The :class:`~dpestim.preprocessing._fit_scales.ScalePlan` of this fit.
 

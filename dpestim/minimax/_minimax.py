@@ -276,7 +276,7 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
         """``target_bound="auto"``: the private range, then ``y' in -+ H``.
 
         ``(low, high)`` is :func:`~dpestim.preprocessing._fit_scales.
-        private_target_range` (five exponential-mechanism draws, part of
+        private_target_range` (up to five exponential-mechanism draws, part of
         ``scale_share``); each target is clipped to it, centred on its
         midpoint and scaled so the range is ``-+ _TARGET_HALF_RANGE``
         (per-record maps with private constants: inside the privacy
@@ -301,8 +301,10 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
             }
             self._fs.target_bound = t = self._FALLBACK_TARGET_BOUND
             return np.clip(y, -t, t)
-        low, high = _scales.private_target_range(y, plan.target_epsilon, rng)
-        return self._map_target(y, low, high, _scales.target_note(plan.target_epsilon))
+        low, high = _scales.private_target_range(
+            y, plan.target_epsilon, rng, plan.centre_stages
+        )
+        return self._map_target(y, low, high, _scales.target_note(plan))
 
     def _map_target(self, y, low, high, note):
         """Clip ``y`` to ``(low, high)`` and map that range to ``-+ H``."""

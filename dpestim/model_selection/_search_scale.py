@@ -109,10 +109,7 @@ def _candidate_solver(step, X, y):
     """The solver a candidate resolves (public: the rule of ``solver="auto"``)."""
     if not _policy.is_auto(step.solver):
         return resolve_solver(step.solver)
-    facts = public_facts(step, X, False)
-    facts["scale_share"] = float(step.scale_share)
-    facts["target_share"] = step._target_share_needed(facts["n"], y, False)
-    return resolve_solver(choose_solver(facts)[0])
+    return resolve_solver(choose_solver(public_facts(step, X, False))[0])
 
 
 def _space_uses_auto_clip(space):

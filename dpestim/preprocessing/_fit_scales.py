@@ -102,8 +102,16 @@ MULTINOMIAL_ROW_NORM_TARGET = 2.0 ** (24.5 / BINS_PER_OCTAVE)
 #: on the loaders' scaling alone.)
 MULTIOUTPUT_HINGE_ROW_NORM_TARGET = 2.0 ** (16.5 / BINS_PER_OCTAVE)
 #: Largest probability that an estimate's rank misses its quantile by more
-#: than half the distance to the nearest end (see :func:`feasible`).
-FAILURE = 0.01
+#: than half the distance to the nearest end (see :func:`feasible`). A
+#: share raised to the feasible one (small ``n epsilon``) puts a draw at this
+#: bound, and the bound is nearly attained: at 0.01 (before) the exact
+#: probability that a median lands more than a factor 2 away was 0.96%
+#: (German's row norms, 750 rows), 0.59% (diabetes, 331 rows) and 0.48%
+#: (breast cancer, 426 rows), and such a draw wrecks the fit (diabetes,
+#: AdaSSP at epsilon 1: R^2 -4.8 against 0.22-0.35 for the other seeds; a
+#: row scale 3,400 times too small). At 0.002: 0.19%, 0.13%, 0.11%, for
+#: about 12% more epsilon per draw at that bound.
+FAILURE = 0.002
 #: The target range is the centre -+ ``FENCE`` median absolute deviations.
 FENCE = 5.0
 #: Half-width the estimated target range is scaled to (see Ridge's
@@ -122,14 +130,27 @@ FENCE = 5.0
 #: 0.615-0.638, every cell within 0.003
 #: (``benchmarks/utility/scale_invariance.py --parts california``).
 TARGET_HALF_RANGE = 4.0
+#: Largest share of epsilon a plan with a target range may be raised to,
+#: whatever the solver's ``scale_share_cap``: without a range the squared
+#: loss is fitted in the target's own units (R^2 about -3 on diabetes's raw
+#: target), so the range is worth up to half the budget (the one-shot
+#: solvers' cap). Measured with ``y_bound="auto"``, epsilon 1, median of 5
+#: row draws, adp-sgd raised up to 0.25 (no range at these n) / 0.5:
+#: California 1,000 rows ... ; see ``doc/benchmarks/small_data.md``.
+TARGET_SHARE_CAP = 0.5
 #: Largest epsilon of one draw (huge budgets: keeps ``epsilon ** 2`` finite).
 MAX_DRAW_EPSILON = 1e6
 #: Private medians of the target's centre, each around the previous one (see
 #: :func:`private_target_range`; measured: with 2, California in $100k
 #: shifted by 1e4 gave R^2 -1.35 / -0.78, against 0.62 / 0.65 unshifted).
+#: Where the budget cannot make that many draws reliable, fewer stages run
+#: (:func:`affordable_stages`, down to one): a centre within the grid's
+#: resolution of the median, about 4.4% of ``|median|``, which the spread's
+#: draw then covers (measured: diabetes, raw target, 331 rows, epsilon 1,
+#: ``"auto"``: R^2 -3.26 with no range, ... with one stage).
 CENTRE_STAGES = 4
-#: Exponential-mechanism draws of one target's range: the centre's stages and
-#: the median absolute deviation.
+#: Exponential-mechanism draws of one target's range at full precision: the
+#: centre's stages and the median absolute deviation.
 TARGET_DRAWS = CENTRE_STAGES + 1
 
 
@@ -213,7 +234,7 @@ def feasible(epsilon, n_samples, quantile, n_bins):
     the draw lands outside the data's range with probability at most
     ``n_bins exp(-epsilon min(q, 1 - q) n / 2)``; the draw is feasible when
     this is at most :data:`FAILURE`, i.e. ``epsilon min(q, 1 - q) n >= 2
-    (ln n_bins + ln(1 / FAILURE))`` (about 24 for the signed grid).
+    (ln n_bins + ln(1 / FAILURE))`` (about 27 for the signed grid).
     """
     t = min(quantile, 1.0 - quantile) * n_samples
     return epsilon * t >= 2.0 * (math.log(n_bins) + math.log(1.0 / FAILURE))
@@ -227,23 +248,33 @@ class ScalePlan:
     row_epsilon : float or None
         Epsilon of the row-norm median, or ``None`` (not estimated).
     target_epsilon : float or None
-        Epsilon of each of the :data:`TARGET_DRAWS` draws of each target's
+        Epsilon of each of the ``centre_stages + 1`` draws of each target's
         range, or ``None``.
     n_targets : int
     notes : dict
         Why an estimate was skipped (for ``hyperparameters_``).
     class_epsilon : float or None
         Epsilon of the Laplace histogram of the class counts, or ``None``.
+    centre_stages : int
+        Private medians of each target's centre (:func:`affordable_stages`;
+        :data:`CENTRE_STAGES` unless the budget is short).
     """
 
     def __init__(
-        self, row_epsilon, target_epsilon, n_targets, notes, class_epsilon=None
+        self,
+        row_epsilon,
+        target_epsilon,
+        n_targets,
+        notes,
+        class_epsilon=None,
+        centre_stages=CENTRE_STAGES,
     ):
         self.row_epsilon = row_epsilon
         self.target_epsilon = target_epsilon
         self.n_targets = int(n_targets)
         self.notes = notes
         self.class_epsilon = class_epsilon
+        self.centre_stages = int(centre_stages)
 
     def events(self):
         """The events of every draw, in the order they run."""
@@ -252,7 +283,7 @@ class ScalePlan:
             out.append(ExponentialMechanismDpEvent(self.row_epsilon))
         if self.target_epsilon is not None:
             out += [ExponentialMechanismDpEvent(self.target_epsilon)] * (
-                TARGET_DRAWS * self.n_targets
+                (self.centre_stages + 1) * self.n_targets
             )
         if self.class_epsilon is not None:
             # scale (L1 sensitivity) / class_epsilon: noise multiplier 1 / eps
@@ -265,19 +296,37 @@ class ScalePlan:
         return float(sum(_pure_epsilon(e) for e in self.events()))
 
 
-def feasible_share(epsilon, n_samples, *, rows, targets):
+def feasible_share(epsilon, n_samples, *, rows, targets, stages=CENTRE_STAGES):
     """Smallest share of ``epsilon`` that makes every draw :func:`feasible`.
 
-    Public (``epsilon``, ``n``, which estimates run): the draws share the
-    budget equally (:func:`plan_estimates`), so each needs the epsilon of the
-    hardest one (the signed grid's when a target range is estimated).
+    Public (``epsilon``, ``n``, which estimates run, the centre's ``stages``):
+    the draws share the budget equally (:func:`plan_estimates`), so each needs
+    the epsilon of the hardest one (the signed grid's when a target range is
+    estimated).
     """
-    draws = (1 if rows else 0) + TARGET_DRAWS * targets
+    draws = (1 if rows else 0) + (stages + 1) * targets
     if not draws:
         return 0.0
     n_bins = (signed_edges() if targets else positive_edges()).shape[0] + 1
     each = 2.0 * (math.log(n_bins) + math.log(1.0 / FAILURE)) / (0.5 * n_samples)
     return draws * each / epsilon
+
+
+def affordable_stages(epsilon, n_samples, share, *, rows, targets):
+    """Centre stages of a target range that ``share`` of ``epsilon`` affords.
+
+    Public: the largest number, :data:`CENTRE_STAGES` down to 1, at which
+    :func:`feasible_share` is at most ``share``; :data:`CENTRE_STAGES` when
+    none is (the range is then dropped, :func:`plan_estimates`) or no range
+    is estimated.
+    """
+    for stages in range(CENTRE_STAGES, 0, -1):
+        need = feasible_share(
+            epsilon, n_samples, rows=rows, targets=targets, stages=stages
+        )
+        if need <= share:
+            return stages
+    return CENTRE_STAGES
 
 
 #: Largest standard deviation of the class histogram's noise, as a share of
@@ -327,11 +376,14 @@ def plan_estimates(
 
     ``share * epsilon`` is split equally between the draws asked for
     (``rows``: the row-norm median; ``targets``: the number of targets whose
-    range is estimated, :data:`TARGET_DRAWS` draws each; ``classes``: the
+    range is estimated, ``stages + 1`` draws each, the centre's ``stages``
+    the most that the share, raised up to ``max_share``, makes reliable:
+    :func:`affordable_stages`; ``classes``: the
     Laplace histogram of the class counts, one draw). With ``max_share``
     (a solver that cannot do without the scales, ``scale_share_cap``) a share
     too small for the row and target draws is raised to the smallest
-    feasible one when that is at most ``max_share``, an optional class
+    feasible one when that is at most ``max_share`` (at least
+    :data:`TARGET_SHARE_CAP` when a target range is asked for), an optional class
     histogram then dropped (:func:`_raised_share`). A median that would
     not be :func:`feasible` at its epsilon is dropped (with a note), and the
     budget of the remaining draws is recomputed, so that what runs is worth
@@ -341,6 +393,15 @@ def plan_estimates(
     ``class_weight="balanced"`` fit needs its counts whatever their noise).
     """
     notes = {}
+    if targets:  # a range is worth up to TARGET_SHARE_CAP, whatever the solver
+        max_share = max(max_share or 0.0, TARGET_SHARE_CAP)
+    stages = affordable_stages(
+        epsilon,
+        n_samples,
+        share if max_share is None else max(share, max_share),
+        rows=rows,
+        targets=targets,
+    )
     if max_share is not None:
         share, classes = _raised_share(
             epsilon,
@@ -349,6 +410,7 @@ def plan_estimates(
             max_share,
             rows=rows,
             targets=targets,
+            stages=stages,
             classes=classes,
             n_classes=n_classes,
             count_sensitivity=count_sensitivity,
@@ -366,7 +428,7 @@ def plan_estimates(
     total = share * epsilon
     hist = 1 if classes else 0
     for _ in range(4):
-        draws = (1 if rows else 0) + TARGET_DRAWS * targets + hist
+        draws = (1 if rows else 0) + (stages + 1) * targets + hist
         if not draws:
             return ScalePlan(None, None, targets, notes)
         each = total / draws
@@ -397,7 +459,7 @@ def plan_estimates(
             )
             continue
         break
-    draws = (1 if rows else 0) + TARGET_DRAWS * targets + hist
+    draws = (1 if rows else 0) + (stages + 1) * targets + hist
     if not draws:
         return ScalePlan(None, None, 0, notes)
     # capped: beyond it a draw is exact anyway, and eps^2 stays finite
@@ -408,6 +470,7 @@ def plan_estimates(
         targets,
         notes,
         class_epsilon=each if classes else None,
+        centre_stages=stages,
     )
 
 
@@ -419,6 +482,7 @@ def _raised_share(
     *,
     rows,
     targets,
+    stages,
     classes,
     n_classes,
     count_sensitivity,
@@ -439,8 +503,8 @@ def _raised_share(
     11.1% 0.719, 5.9% 0.726). A required histogram
     (``class_weight="balanced"``) is kept and counted in the share.
     """
-    need = feasible_share(epsilon, n_samples, rows=rows, targets=targets)
-    draws = (1 if rows else 0) + TARGET_DRAWS * targets
+    need = feasible_share(epsilon, n_samples, rows=rows, targets=targets, stages=stages)
+    draws = (1 if rows else 0) + (stages + 1) * targets
     if not draws:
         return share, classes
     if not classes:
@@ -483,11 +547,12 @@ def private_row_scale(X, epsilon, rng, target=ROW_NORM_TARGET):
     return 1.0 if abs(s - 1.0) < 1e-9 else s
 
 
-def private_target_range(y, epsilon, rng):
-    """An ``(low, high)`` range of one target from ``TARGET_DRAWS`` private draws.
+def private_target_range(y, epsilon, rng, stages=CENTRE_STAGES):
+    """An ``(low, high)`` range of one target from ``stages + 1`` private draws.
 
     The centre ``c`` is a private median of ``y`` on the signed grid, refined
-    :data:`CENTRE_STAGES` - 1 times by a private median of ``y - c`` (the
+    ``stages - 1`` times (:data:`CENTRE_STAGES` - 1 where the budget affords
+    it, :func:`affordable_stages`) by a private median of ``y - c`` (the
     grid's relative resolution, about 4.4% either way, then applies to the
     distance from the previous centre, not to ``|y|``: each stage divides the
     centre's error by about 20, so an offset ``10^4`` times the spread does
@@ -499,7 +564,7 @@ def private_target_range(y, epsilon, rng):
     y = np.asarray(y, dtype=np.float64)
     signed = signed_edges()
     c = 0.0
-    for _ in range(CENTRE_STAGES):
+    for _ in range(stages):
         c += bin_quantile(y - c, 0.5, epsilon, signed, rng)
     m = bin_quantile(np.abs(y - c), 0.5, epsilon, positive_edges(), rng)
     low, high = c - FENCE * m, c + FENCE * m
@@ -546,11 +611,12 @@ def target_map(low, high, fit_intercept, half_range=TARGET_HALF_RANGE):
     return 0.0 * low, np.maximum(np.abs(low), np.abs(high)) / half_range
 
 
-def target_note(epsilon):
-    """The ``hyperparameters_`` note of an estimated target range."""
+def target_note(plan):
+    """The ``hyperparameters_`` note of the target range a plan estimates."""
     return (
         f"private range (median -+ {FENCE:g} median absolute deviations), "
-        f"{TARGET_DRAWS} draws of epsilon {epsilon:.4g} per target"
+        f"{plan.centre_stages + 1} draws of epsilon {plan.target_epsilon:.4g} "
+        f"per target ({plan.centre_stages} for the centre)"
     )
 
 

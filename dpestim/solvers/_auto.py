@@ -5,10 +5,9 @@ The choice reads only public quantities: the estimator's loss, ``n`` and
 ``delta = 0`` (pure DP), sparse or blocked (Dask, memory-mapped, zarr)
 input, and, for :class:`~dpestim.Ridge`, whether ``y_bound`` is an explicit
 numeric range (``y_bound="data"`` or ``"auto"`` are read from the private
-targets, so they count as no bound here) and, for ``"auto"``, the share of
-``epsilon`` its private range needs. Never
-the data values. The first matching row of :data:`RULES` wins; its reason
-goes in ``hyperparameters_["solver"]`` and the privacy report.
+targets, so they count as no bound here). Never the data values. The
+first matching row of :data:`RULES` wins; its reason goes in
+``hyperparameters_["solver"]`` and the privacy report.
 
 ====================================================================  ==========
 condition (first match wins)                                          solver
@@ -16,20 +15,13 @@ condition (first match wins)                                          solver
 ``delta = 0`` (pure DP; the hinge loss is refused)                    ``dp-gd``
 blocked (Dask / out-of-core) input                                    ``dp-sgd``
 ``Ridge``, ``epsilon = inf``, numeric ``y_bound``, ``d <= D``         ``adassp``
-``Ridge``, ``y_bound="auto"``, ``d <= D``, range share in (s, 0.5]    ``adassp``
 ``Ridge``, private, ``n <= 3000``, ``epsilon >= 1``                   ``adp-sgd``
 otherwise                                                             ``dp-sgd``
 ====================================================================  ==========
 
-(``C`` = ``clip_norm``, ``D`` = :data:`ADASSP_MAX_FEATURES` = 2,000: AdaSSP
-forms the ``d x d`` Gram matrix. "Range share": the smallest share of
-``epsilon`` that makes the private target range reliable at this ``n``,
-public, from ``n``, ``epsilon`` and which estimates run
-(:func:`~dpestim.preprocessing._fit_scales.feasible_share`, passed in by the
-estimator as ``facts["target_share"]``); ``s`` = ``scale_share``. Above ``s``
-dp-sgd would run without a target range, in the target's own units; the
-one-shot solvers may raise their share up to 0.5.) The minimax and fairness
-estimators have one sensible solver, ``noisy-sgda`` (:data:`SADDLE_AUTO`).
+(``D`` = :data:`ADASSP_MAX_FEATURES` = 2,000: AdaSSP forms the ``d x d``
+Gram matrix.) The minimax and fairness estimators have one sensible solver,
+``noisy-sgda`` (:data:`SADDLE_AUTO`).
 
 **Derivation** (``benchmarks/utility/auto_rule.py``,
 ``benchmarks/results/auto_rule.md``). On the defaults matrix
@@ -100,6 +92,20 @@ against 0.267); at epsilon 0.5 it trails on diabetes, and on the full
 California (15,480 rows) by 0.02: hence ``n <= 3000`` (the largest size
 measured to gain) and ``epsilon >= 1``.
 
+A former row, ``adassp`` for ``Ridge`` with ``y_bound="auto"`` when the
+private target range needs more than ``scale_share`` of ``epsilon`` (up to
+half), existed because dp-sgd could not raise its share that far and ran
+without a range, in the target's own units (diabetes, raw target, epsilon
+2: AdaSSP R^2 0.286, dp-sgd -0.377). Since any solver's plan may raise a
+target range's share to half the budget
+(:data:`~dpestim.preprocessing._fit_scales.TARGET_SHARE_CAP`), the row was
+measured again with private ranges (``y_bound="auto"``, median of 5 row
+draws, ``benchmarks/utility/private_target_range.py``): AdaSSP trails
+adp-sgd / dp-sgd in 33 of 35 cells, by up to 0.3 R^2 (California, 1,000
+rows, epsilon 1: 0.165 against adp-sgd's 0.488; held-out Bank's age, 3,000
+rows: 0.154 against 0.374); it leads only on diabetes at epsilon 2 (0.177
+against 0.067), so the row was dropped.
+
 No row picks a solver of :data:`RESEARCH_ONLY` (tested): the paper
 solvers kept for research and reproduction, selectable by name.
 """
@@ -109,7 +115,6 @@ import math
 import numpy as np
 
 from ._policy import PRIVATE_CLIP_NORM
-from .oneshot._base import SCALE_SHARE_CAP
 
 __all__ = [
     "ADASSP_MAX_FEATURES",
@@ -181,23 +186,6 @@ RULES = (
         "exact ridge solution (scikit-learn's Ridge on the same objective), "
         "where the iterative solvers stop short (diabetes R^2 0.359 against "
         "dp-sgd's 0.324; benchmarks/results/auto_rule.md)",
-    ),
-    (
-        lambda f: (
-            f["loss"] == "squared"
-            and f["private"]
-            and f["d"] <= ADASSP_MAX_FEATURES
-            and f.get("scale_share", 1.0)
-            < f.get("target_share", 0.0)
-            <= SCALE_SHARE_CAP
-        ),
-        "adassp",
-        "Ridge with y_bound='auto' at a small n x epsilon: the private target "
-        "range needs more than scale_share of epsilon, which AdaSSP may raise "
-        f"(up to {SCALE_SHARE_CAP:g}) and dp-sgd may not; without a range "
-        "dp-sgd's fit depends on the target's units (diabetes, raw target, "
-        "epsilon 2: AdaSSP R^2 0.286, dp-sgd -0.377; "
-        "benchmarks/results/small_data.md)",
     ),
     (
         lambda f: (

@@ -217,41 +217,57 @@ def test_nonprivate_ridge_with_a_bound_is_the_exact_ridge():
 def test_adassp_rows_skip_wide_data():
     from dpestim.solvers._auto import ADASSP_MAX_FEATURES
 
-    for private in (True, False):
-        facts = {
-            "pure": False, "blocked": False, "loss": "squared", "n": 300,
-            "d": ADASSP_MAX_FEATURES + 1, "target_ratio": 100.0,
-            "private": private, "sparse": True,
-            # y_bound="auto" whose range needs a raised share (private row)
-            "scale_share": 0.05, "target_share": 0.3,
-        }  # fmt: skip
-        assert choose_solver(facts)[0] == "dp-sgd"
-        assert choose_solver({**facts, "d": ADASSP_MAX_FEATURES})[0] == "adassp"
+    facts = {
+        "pure": False, "blocked": False, "loss": "squared", "n": 300,
+        "d": ADASSP_MAX_FEATURES + 1, "target_ratio": 100.0,
+        "private": False, "sparse": True,
+    }  # fmt: skip
+    assert choose_solver(facts)[0] == "dp-sgd"
+    assert choose_solver({**facts, "d": ADASSP_MAX_FEATURES})[0] == "adassp"
+    # a private fit never picks AdaSSP, whatever the bound or n
+    private = {**facts, "private": True, "d": 10, "epsilon": 0.5}
+    assert choose_solver(private)[0] == "dp-sgd"
 
 
 @pytest.mark.parametrize(
-    "n, epsilon, expected",
+    "n, epsilon, expected, stages",
     [
-        (331, 2.0, "adassp"),  # the range needs more than 5%, at most 50%
-        (331, 0.5, "dp-sgd"),  # more than 50%: nothing can estimate it
-        (20_000, 1.0, "dp-sgd"),  # 5% suffices: dp-sgd with the range
+        (331, 2.0, "adp-sgd", 4),  # the range's share raised (at most 50%)
+        (331, 1.0, "adp-sgd", 1),  # one centre stage is what 50% affords
+        (331, 0.5, "dp-sgd", 0),  # not even one: no range (and a warning)
+        (20_000, 1.0, "dp-sgd", 4),  # 5% suffices
     ],
 )
-def test_auto_target_range_share_decides_adassp(n, epsilon, expected):
-    """y_bound='auto': the share the private range needs (public: n, epsilon)
-    decides; the targets' units do not (the same pick for y and 1000 y)."""
-    from dpestim.preprocessing._fit_scales import feasible_share
+def test_auto_private_target_range_is_raised_not_a_solver_switch(
+    n, epsilon, expected, stages
+):
+    """y_bound='auto': the range's share may be raised up to half the budget
+    for any solver (TARGET_SHARE_CAP), with fewer centre stages when the
+    budget is short; the pick follows n and epsilon, not the targets' units
+    (the same pick and plan for y and 1000 y). AdaSSP is no longer picked:
+    with private ranges it trailed adp-sgd / dp-sgd in 33 of 35 cells."""
+    from dpestim.preprocessing import _fit_scales as S
 
-    need = feasible_share(epsilon, n, rows=True, targets=1)
-    assert (0.05 < need <= 0.5) == (expected == "adassp")
     X, y = _reg(n)
-    picks = set()
+    picks, notes = set(), set()
     for k in (1.0, 1000.0):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             m = Ridge(epsilon=epsilon, random_state=0, max_iter=2).fit(X, k * y)
         picks.add(m.solver_.name)
-    assert picks == {expected}
+        notes.add(m.hyperparameters_["y_bound"])
+        assert m.epsilon_ <= epsilon * (1 + 1e-9)
+    assert picks == {expected} and len(notes) == 1
+    (note,) = notes
+    if stages:
+        assert note.startswith("private range") and f"({stages} for the centre)" in note
+        plan = S.plan_estimates(
+            epsilon, n, share=0.05, rows=True, targets=1, max_share=0.25
+        )
+        assert plan.centre_stages == stages
+        assert plan.epsilon <= S.TARGET_SHARE_CAP * epsilon * (1 + 1e-9)
+    else:
+        assert note.startswith("not estimated")
 
 
 def test_unestimated_auto_target_range_warns_from_public_quantities():

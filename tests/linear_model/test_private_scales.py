@@ -82,6 +82,45 @@ def test_plan_is_public_and_drops_infeasible_draws():
     assert ridge.epsilon == pytest.approx(0.05)
 
 
+def test_short_budget_runs_fewer_centre_stages():
+    """The centre's stages are the most the (raised) share makes reliable:
+    all four where they fit, one at 331 rows and epsilon 1 (AdaSSP's cap),
+    none when even one does not fit (the range is then dropped)."""
+    full = S.plan_estimates(2.0, 331, share=0.05, rows=True, targets=1, max_share=0.5)
+    assert full.centre_stages == S.CENTRE_STAGES
+    assert len(full.events()) == 1 + S.TARGET_DRAWS
+    short = S.plan_estimates(1.0, 331, share=0.05, rows=True, targets=1, max_share=0.5)
+    assert short.centre_stages == 1 and short.target_epsilon is not None
+    assert len(short.events()) == 1 + 2
+    assert short.epsilon <= 0.5 + 1e-12
+    # each draw of the short plan is reliable at its epsilon
+    n_signed = S.signed_edges().shape[0] + 1
+    assert S.feasible(short.target_epsilon, 331, 0.5, n_signed)
+    # two stages would not have been
+    assert S.feasible_share(1.0, 331, rows=True, targets=1, stages=2) > 0.5
+    none = S.plan_estimates(0.5, 331, share=0.05, rows=True, targets=1, max_share=0.5)
+    assert none.target_epsilon is None and "y_bound" in none.notes
+    # a share that affords every stage is not cut (dp-sgd's plan at large n)
+    big = S.plan_estimates(1.0, 20000, share=0.05, rows=True, targets=1)
+    assert big.centre_stages == S.CENTRE_STAGES
+
+
+def test_one_stage_range_covers_an_offset_target(monkeypatch):
+    """One centre stage: the centre is within the grid's resolution of the
+    median and the spread's draw covers that error, so the range still holds
+    most of a target far from 0 (diabetes-like: 150 -+ 60)."""
+    y = 150.0 + 60.0 * np.random.default_rng(0).standard_normal(331)
+    calls = []
+    real = S.bin_quantile
+    monkeypatch.setattr(
+        S, "bin_quantile", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
+    low, high = S.private_target_range(y, 0.17, np.random.default_rng(1), 1)
+    assert len(calls) == 2  # one centre stage and the spread
+    inside = np.mean((y >= low) & (y <= high))
+    assert inside > 0.99 and high - low < 20 * 60.0
+
+
 # -- the estimators -----------------------------------------------------------
 
 

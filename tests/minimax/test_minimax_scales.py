@@ -66,7 +66,9 @@ def test_model_is_mapped_back_to_the_users_units(monkeypatch):
     """The auto fit is the explicit fit on ``(clip(y) - c) / s``, mapped back."""
     X, y, a = _regression(seed=1)
     low, high = -0.5, 1.5
-    monkeypatch.setattr(S, "private_target_range", lambda y, eps, rng: (low, high))
+    monkeypatch.setattr(
+        S, "private_target_range", lambda y, eps, rng, stages: (low, high)
+    )
     auto = MinimaxRegressor(
         epsilon=EPS, groups=[0, 1], feature_scale=None, random_state=3
     ).fit(X, y, sensitive_features=a)

@@ -189,9 +189,13 @@ def test_scale_share_is_raised_for_small_n_one_shot_fits():
     plan = fs.plan_estimates(2.0, 331, share=0.05, rows=True, targets=1, max_share=0.5)
     assert plan.row_epsilon is not None and plan.target_epsilon is not None
     assert plan.epsilon == pytest.approx(need * 2.0, rel=1e-6)
-    # without a cap (the gradient solvers) nothing is raised: both dropped
+    # without a solver cap a target range still raises it to TARGET_SHARE_CAP
     plan = fs.plan_estimates(2.0, 331, share=0.05, rows=True, targets=1)
-    assert plan.row_epsilon is None and plan.target_epsilon is None
+    assert plan.epsilon == pytest.approx(need * 2.0, rel=1e-6)
+    assert fs.TARGET_SHARE_CAP == 0.5
+    # the rows alone are not raised without a cap: dropped
+    plan = fs.plan_estimates(2.0, 331, share=0.05, rows=True, targets=0)
+    assert plan.row_epsilon is None
     # beyond the cap: not raised either
     plan = fs.plan_estimates(0.5, 331, share=0.05, rows=True, targets=1, max_share=0.5)
     assert plan.epsilon <= 0.05 * 0.5 + 1e-12
