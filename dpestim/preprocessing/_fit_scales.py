@@ -134,9 +134,10 @@ TARGET_HALF_RANGE = 4.0
 #: whatever the solver's ``scale_share_cap``: without a range the squared
 #: loss is fitted in the target's own units (R^2 about -3 on diabetes's raw
 #: target), so the range is worth up to half the budget (the one-shot
-#: solvers' cap). Measured with ``y_bound="auto"``, epsilon 1, median of 5
-#: row draws, adp-sgd raised up to 0.25 (no range at these n) / 0.5:
-#: California 1,000 rows ... ; see ``doc/benchmarks/small_data.md``.
+#: solvers' cap). Measured with ``y_bound="auto"``, ``solver="auto"``, median
+#: of 5 row draws, before / after (``doc/benchmarks/private_target_range.md``):
+#: Adult's age, 1,000 rows, epsilon 0.5: -4.70 / 0.14; Bank's age -15.0 /
+#: 0.14; California 1,000 rows, epsilon 1 (AdaSSP before): 0.148 / 0.459.
 TARGET_SHARE_CAP = 0.5
 #: Largest epsilon of one draw (huge budgets: keeps ``epsilon ** 2`` finite).
 MAX_DRAW_EPSILON = 1e6
@@ -146,8 +147,9 @@ MAX_DRAW_EPSILON = 1e6
 #: Where the budget cannot make that many draws reliable, fewer stages run
 #: (:func:`affordable_stages`, down to one): a centre within the grid's
 #: resolution of the median, about 4.4% of ``|median|``, which the spread's
-#: draw then covers (measured: diabetes, raw target, 331 rows, epsilon 1,
-#: ``"auto"``: R^2 -3.26 with no range, ... with one stage).
+#: draw then covers (measured, ``"auto"``, 331 rows, epsilon 1, median of 5:
+#: Adult's age -4.37 with no range, -0.01 with one stage; Bank's age -4.74
+#: / -0.04; ``doc/benchmarks/private_target_range.md``).
 CENTRE_STAGES = 4
 #: Exponential-mechanism draws of one target's range at full precision: the
 #: centre's stages and the median absolute deviation.

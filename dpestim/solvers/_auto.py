@@ -100,11 +100,13 @@ without a range, in the target's own units (diabetes, raw target, epsilon
 target range's share to half the budget
 (:data:`~dpestim.preprocessing._fit_scales.TARGET_SHARE_CAP`), the row was
 measured again with private ranges (``y_bound="auto"``, median of 5 row
-draws, ``benchmarks/utility/private_target_range.py``): AdaSSP trails
-adp-sgd / dp-sgd in 33 of 35 cells, by up to 0.3 R^2 (California, 1,000
-rows, epsilon 1: 0.165 against adp-sgd's 0.488; held-out Bank's age, 3,000
-rows: 0.154 against 0.374); it leads only on diabetes at epsilon 2 (0.177
-against 0.067), so the row was dropped.
+draws, ``benchmarks/utility/public_target_bound.py --y-bound auto``,
+``benchmarks/results/private_target_range.md``): AdaSSP trails the better
+of adp-sgd and dp-sgd in 32 of 34 cells, by up to 0.32 R^2 (California,
+1,000 rows, epsilon 1: 0.142 against 0.459; held-out Bank's age, 3,000
+rows: 0.156 against 0.365); it leads on diabetes at epsilon 2 (0.177
+against 0.067) and by 0.02 on Adult's age at 331 rows, so the row was
+dropped.
 
 No row picks a solver of :data:`RESEARCH_ONLY` (tested): the paper
 solvers kept for research and reproduction, selectable by name.
