@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from defaults import load  # noqa: E402
+from defaults import _commit, load  # noqa: E402
 
 RESULTS = Path(
     os.environ.get("DPESTIM_BENCH_RESULTS")
@@ -110,8 +110,8 @@ TASKS = {
     "california": (fixed("california"), "Ridge"),
     "california (n=1000)": (california_1000, "Ridge"),
 }
-CLASSIFIER_SOLVERS = ["dp-sgd", "dp-scd", "dp-gd", "objective-perturbation"]
-RIDGE_SOLVERS = ["dp-sgd", "dp-scd", "dp-gd", "adassp"]
+CLASSIFIER_SOLVERS = ["auto", "dp-sgd", "dp-scd", "dp-gd", "objective-perturbation"]
+RIDGE_SOLVERS = ["auto", "dp-sgd", "dp-scd", "dp-gd", "adassp"]
 EPSILONS = [0.5, 1.0, 2.0]
 
 
@@ -209,6 +209,7 @@ def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--tasks", nargs="+", default=list(TASKS))
+    p.add_argument("--commit", default=None, help="stamp (a git-archive snapshot)")
     args = p.parse_args(argv)
     records = [r for task in args.tasks for r in rows_for(task, args.seeds)]
     RESULTS.mkdir(exist_ok=True)
@@ -218,7 +219,7 @@ def main(argv=None):
         "`benchmarks/utility/small_data.py` (protocol in its docstring); "
         "every solver at its defaults unless the row names a parameter; "
         "baselines (non-private) "
-        "repeated in every column.\n\n"
+        f"repeated in every column. Code {args.commit or _commit()}.\n\n"
     )
     (RESULTS / "small_data.md").write_text(head + table(records))
     print(table(records))
