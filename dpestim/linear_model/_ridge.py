@@ -247,9 +247,12 @@ Ridge.__doc__ = f"""Differentially private ridge regression.
         ``-+ {_scales.TARGET_HALF_RANGE:g}`` for the solver and the coefficients
         and intercept mapped back, so the rules see the same problem at any
         unit or offset of ``y``. Only for a private fit with ``epsilon`` given
-        and ``n`` large enough for reliable draws (about ``epsilon n >= 4700``,
-        5700 with the row scale, at the default share); otherwise no bound (as
-        ``None``; ``hyperparameters_`` says why). A float ``b`` means
+        and ``n`` large enough for reliable draws (about ``epsilon n >= 5350``,
+        6420 with the row scale, at the default share; below that the share
+        is raised up to half of ``epsilon``, with fewer refinements of the
+        centre, down to one, where four do not fit: ``epsilon n >= 321`` with
+        the row scale); otherwise no bound (as ``None``; ``hyperparameters_``
+        says why). A float ``b`` means
         ``(-b, b)``; pairs may hold one value per target: a public range (a
         documented top-code, a physical range) is used as given, and scaled
         to ``-+ {_scales.TARGET_HALF_RANGE:g}`` for the solver as the private

@@ -7,8 +7,8 @@ __all__ = ["OneShotSolver", "SCALE_SHARE_CAP"]
 #: ``scale_share_cap`` of the one-shot solvers: their noise is set by the
 #: bounds (row norm, target range) and, below a few thousand rows, the
 #: default 5% of epsilon is too little for a reliable private scale (the
-#: row-norm median needs ``epsilon n >= 44``, a target range five draws of
-#: ``epsilon n >= 47``); unscaled rows of norm 0.15 under ``clip_norm`` 1
+#: row-norm median needs ``epsilon n >= 51``, a target range up to five
+#: draws of ``epsilon n >= 54``); unscaled rows of norm 0.15 under ``clip_norm`` 1
 #: left AdaSSP at R^2 0.04 on diabetes (epsilon 2) and with no target range
 #: AdaSSP cannot run. Up to half the budget may then go to the estimates.
 SCALE_SHARE_CAP = 0.5
