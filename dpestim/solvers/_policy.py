@@ -37,6 +37,7 @@ __all__ = [
     "PRIVATE_CLIP_NORM",
     "resolve_clip_norm",
     "unclipped_smoothness",
+    "damping_dimension",
     "NONPRIVATE_EPOCHS",
     "MIN_EPOCHS",
     "MAX_STEPS",
@@ -468,6 +469,29 @@ def poisson_noise_multiplier(n_samples, batch_size, epochs, epsilon, delta):
         neighbouring="add_or_remove_one",
         cache_key=("policy-poisson", int(n_samples), int(batch_size), int(epochs)),
     )
+
+
+def damping_dimension(n_noisy, n_samples):
+    """Dimensions of a step's noise that :func:`noise_damped_rate` counts.
+
+    ``min(D, n)`` (public): the loss reads the coefficients only through
+    ``X w``, so the fluctuation the damping guards against lives in the
+    rows' span, of dimension at most ``n``; noise outside it moves neither
+    the loss nor its gradient. Counting all ``D`` noised coordinates damped
+    the step of wide data to nothing (Farm Ads, 3,107 rows x 54,877 sparse
+    features, ``LogisticRegression`` at its defaults, epsilon 0.5 / 1 / 2:
+    step 0.006 / 0.021 / 0.064, accuracy 0.534 (the majority) / 0.593 /
+    0.692; with ``min(D, n)``: 0.759 / 0.810 / 0.821, ``LinearSVC`` 0.747 /
+    0.791 / 0.800, dp-scd 0.803 at epsilon 1). Checked on data it was not
+    derived on, MNIST subsamples whose ``D = 10 x 785`` exceeds ``n``
+    (epsilon 1, median of 5 seeds, ``LogisticRegression`` / ``LinearSVC``):
+    250 rows 0.223 / 0.183 -> 0.271 / 0.248, 500 rows 0.410 / 0.369 ->
+    0.500 / 0.489, 1,000 rows 0.588 / 0.606 -> 0.668 / 0.648, 3,000 rows
+    0.759 / 0.745 -> 0.812 / 0.777; digits 300 rows (``D`` 650) 0.427 /
+    0.420 -> 0.451 / 0.400; w8a 250 rows (``D`` 301) 0.972 / 0.972 -> 0.972
+    / 0.971. No cell of the defaults matrix has ``D > n``.
+    """
+    return min(int(n_noisy), int(n_samples)) if n_samples > 0 else int(n_noisy)
 
 
 def noise_damped_rate(rate, ratio, ref=MINIBATCH_NOISE_TO_SIGNAL):

@@ -419,7 +419,11 @@ class BaseSolver(BaseEstimator):
                 if 0 < delta < 1
                 else 0.0
             )
-            ratio = sigma * math.sqrt(D) / min(B, plan.n_samples)
+            ratio = (
+                sigma
+                * math.sqrt(_policy.damping_dimension(D, plan.n_samples))
+                / min(B, plan.n_samples)
+            )
             lr = _policy.noise_damped_rate(_policy.POISSON_STEP, ratio)
             if self.travel_capped_step:
                 unit = replace(
