@@ -197,6 +197,12 @@ def _cell(r):
     return (r["estimator"], r["solver"], r["dataset"], str(r["epsilon"]), prep)
 
 
+def write_table(out, lines):
+    """Write a small result table (markdown ``lines``) to ``out``; say so."""
+    Path(out).write_text("\n".join(lines) + "\n")
+    print(f"wrote {out}")
+
+
 def _commit():
     """Short hash of the checkout's HEAD, ``+dirty`` if ``dpestim/`` differs.
 

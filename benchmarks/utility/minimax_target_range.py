@@ -13,7 +13,6 @@ Writes ``benchmarks/results/minimax_target_range.md`` (or ``--out``).
 """
 
 import argparse
-import os
 import sys
 import warnings
 from pathlib import Path
@@ -21,13 +20,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from defaults import _commit  # noqa: E402
+from defaults import RESULTS, _commit, write_table  # noqa: E402
 from public_target_bound import _cells  # noqa: E402
 
-RESULTS = Path(
-    os.environ.get("DPESTIM_BENCH_RESULTS")
-    or Path(__file__).resolve().parents[1] / "results"
-)
 TASKS = ("california", "adult-age", "bank-age")
 SIZES = (331, 1000, 3000)
 EPSILONS = (0.5, 1.0, 2.0)
@@ -74,8 +69,7 @@ def main():
             line = f"| {name} | {n} | " + " | ".join(row) + " |"
             print(line, flush=True)
             lines.append(line)
-    Path(args.out).write_text("\n".join(lines) + "\n")
-    print(f"wrote {args.out}")
+    write_table(args.out, lines)
 
 
 if __name__ == "__main__":

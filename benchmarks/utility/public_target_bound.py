@@ -26,7 +26,6 @@ Writes ``benchmarks/results/public_target_bound.md`` (or ``--out``). With
 """
 
 import argparse
-import os
 import sys
 import warnings
 from pathlib import Path
@@ -34,12 +33,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from defaults import _commit, load  # noqa: E402
+from defaults import RESULTS, _commit, load, write_table  # noqa: E402
 
-RESULTS = Path(
-    os.environ.get("DPESTIM_BENCH_RESULTS")
-    or Path(__file__).resolve().parents[1] / "results"
-)
 TASKS = {
     "adult-age": ("load_adult", "age"),
     "adult-hours": ("load_adult", "hours-per-week"),
@@ -184,8 +179,7 @@ def main():
                 )
                 print(line, flush=True)
                 lines.append(line)
-    Path(args.out).write_text("\n".join(lines) + "\n")
-    print(f"wrote {args.out}")
+    write_table(args.out, lines)
 
 
 if __name__ == "__main__":

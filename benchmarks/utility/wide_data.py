@@ -16,7 +16,6 @@ Writes ``benchmarks/results/wide_data.md`` (or ``--out``).
 """
 
 import argparse
-import os
 import sys
 import warnings
 from pathlib import Path
@@ -24,12 +23,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from defaults import _commit, load  # noqa: E402
+from defaults import RESULTS, _commit, load, write_table  # noqa: E402
 
-RESULTS = Path(
-    os.environ.get("DPESTIM_BENCH_RESULTS")
-    or Path(__file__).resolve().parents[1] / "results"
-)
 SUBSAMPLES = {"mnist": [250, 500, 1000, 3000], "digits": [300], "w8a": [250]}
 
 
@@ -99,8 +94,7 @@ def main():
                     )
                     print(line, flush=True)
                     lines.append(line)
-    Path(args.out).write_text("\n".join(lines) + "\n")
-    print(f"wrote {args.out}")
+    write_table(args.out, lines)
 
 
 if __name__ == "__main__":
