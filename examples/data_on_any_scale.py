@@ -14,7 +14,9 @@ This example fits the same synthetic problem with its features multiplied by
 1, 100 and 0.01 (``alpha`` scaled with the features, so the objective is the
 same), then a regression whose target is in "dollars", and finally the
 one-shot ``"adassp"`` solver and ``solver="auto"`` on a small regression with
-a public target bound. Run: ``python examples/data_on_any_scale.py``.
+a public target bound, imbalanced classes, and columns on very different
+scales (one row scale cannot fix those: standardise the columns privately).
+Run: ``python examples/data_on_any_scale.py``.
 """
 
 import numpy as np
@@ -77,3 +79,27 @@ clf = LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)
 clf.fit(X, rare)
 print("released class proportions:", np.round(clf.class_prior_, 3))
 print([w for w in clf.privacy_report().warnings if "in one class" in w])
+
+# -- 5. columns on very different scales: standardise them privately -----------
+# The private row scale is one number for the whole row. When one column is
+# in thousands (a count, a price) beside features of order one, it dominates
+# every row's norm and the others are lost under the noise: the fit learns
+# next to nothing. Standardise the columns first with the private
+# StandardScaler (public per-column bounds; its own epsilon, composed with the
+# model's), in a pipeline.
+from sklearn.pipeline import make_pipeline  # noqa: E402
+
+from dpestim.preprocessing import StandardScaler  # noqa: E402
+
+X_mixed = X.copy()
+X_mixed[:, 3] = 3000.0 + 1000.0 * X[:, 3]  # an uninformative count
+raw = Ridge(epsilon=1.0, random_state=0).fit(X_mixed, price)
+print(f"one column in thousands: R^2 {raw.score(X_mixed, price):.3f}")
+low = np.array([-5.0, -5.0, -5.0, -2000.0, -5.0])  # public bounds per column
+high = np.array([5.0, 5.0, 5.0, 8000.0, 5.0])
+pipe = make_pipeline(
+    StandardScaler(bounds=(low, high), epsilon=0.1, random_state=0),
+    Ridge(epsilon=0.9, random_state=0),
+).fit(X_mixed, price)
+r2 = pipe.score(X_mixed, price)
+print(f"private StandardScaler first (total epsilon 1): R^2 {r2:.3f}")

@@ -112,7 +112,11 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         ``clip_norm="auto"`` and in-memory ``X``; otherwise, and when ``n``
         is too small for a reliable estimate (``hyperparameters_`` says so),
         ``s = 1``. A float: a public ``s`` (no cost). ``None``: ``s = 1``
-        (the behaviour before this option). The objective is kept: the fit
+        (the behaviour before this option). One scale serves the whole row:
+        columns on very different scales (a count in thousands beside
+        features of order one) need per-column standardisation first, e.g.
+        :class:`dpestim.preprocessing.StandardScaler` with public bounds in a
+        pipeline. The objective is kept: the fit
         minimises over ``w' = s w`` with ``alpha' = alpha / s^2`` and
         ``coef_ = w' / s`` (so ``epsilon=inf`` still gives scikit-learn's
         optimum; ``alpha="auto"`` is instead ``1e-4`` in the units of
