@@ -42,6 +42,10 @@ class Entry:
     needs: tuple = field(default=())  # importable modules it needs
 
 
+#: Shared arguments of the private-target-range entries (``--y-bound auto``).
+_PRIVATE_RANGE = ("--y-bound", "auto")
+_RANGE_SOLVERS = ("--seeds", "5", "--solvers", "auto", "dp-sgd", "adp-sgd", "adassp")
+
 ENTRIES = [
     # reproductions, one module per paper
     Entry("reproduce_accelerated", "reproduce/accelerated.py", ("--quick",)),
@@ -95,8 +99,7 @@ ENTRIES = [
         "private_target_range",
         "utility/public_target_bound.py",
         (
-            "--y-bound",
-            "auto",
+            *_PRIVATE_RANGE,
             "--sizes",
             "331",
             "--seeds",
@@ -105,29 +108,21 @@ ENTRIES = [
             "/tmp/private_target_range_quick.md",
         ),
         (
-            "--y-bound",
-            "auto",
+            *_PRIVATE_RANGE,
             "--sizes",
             "331",
             "1000",
             "3000",
-            "--seeds",
-            "5",
-            "--solvers",
-            "auto",
-            "dp-sgd",
-            "adp-sgd",
-            "adassp",
+            *_RANGE_SOLVERS,
             "--out",
             "benchmarks/results/private_target_range.md",
         ),
-    ),
+    ),  # fmt: skip
     Entry(
         "private_target_range_heldout",
         "utility/public_target_bound.py",
         (
-            "--y-bound",
-            "auto",
+            *_PRIVATE_RANGE,
             "--tasks",
             "german-amount",
             "--sizes",
@@ -138,8 +133,7 @@ ENTRIES = [
             "/tmp/private_target_range_heldout_quick.md",
         ),
         (
-            "--y-bound",
-            "auto",
+            *_PRIVATE_RANGE,
             "--tasks",
             "compas-age",
             "compas-priors",
@@ -150,17 +144,11 @@ ENTRIES = [
             "750",
             "1000",
             "3000",
-            "--seeds",
-            "5",
-            "--solvers",
-            "auto",
-            "dp-sgd",
-            "adp-sgd",
-            "adassp",
+            *_RANGE_SOLVERS,
             "--out",
             "benchmarks/results/private_target_range_heldout.md",
         ),
-    ),
+    ),  # fmt: skip
     Entry("minimax_target_range", "utility/minimax_target_range.py", ("--seeds", "1")),
     Entry("wide_data", "utility/wide_data.py", ("--seeds", "1")),
     Entry("raw_columns", "utility/raw_columns.py", ("--seeds", "1")),

@@ -61,6 +61,13 @@ ADULT_COLUMNS = [
 ]  # fmt: skip
 
 
+def _bounds(numeric, n_categorical):
+    """``(low, high)`` arrays: the numeric columns' table, then ``[0, 1]``."""
+    low = [b[0] for b in numeric.values()] + [0.0] * n_categorical
+    high = [b[1] for b in numeric.values()] + [1.0] * n_categorical
+    return np.array(low), np.array(high)
+
+
 def _california(home):
     import pandas as pd
     from sklearn.model_selection import train_test_split
@@ -69,12 +76,10 @@ def _california(home):
     num = list(CALIFORNIA_BOUNDS)
     X = pd.get_dummies(df[num + ["ocean_proximity"]], columns=["ocean_proximity"])
     X = X.astype(float)
-    n_cat = X.shape[1] - len(num)
-    lo = np.array([b[0] for b in CALIFORNIA_BOUNDS.values()] + [0.0] * n_cat)
-    hi = np.array([b[1] for b in CALIFORNIA_BOUNDS.values()] + [1.0] * n_cat)
+    bounds = _bounds(CALIFORNIA_BOUNDS, X.shape[1] - len(num))
     y = df["median_house_value"].to_numpy(float)
     Xtr, Xte, ytr, yte = train_test_split(X.to_numpy(), y, random_state=0)
-    return Xtr, ytr, Xte, yte, (lo, hi)
+    return Xtr, ytr, Xte, yte, bounds
 
 
 def _adult(home):
@@ -93,12 +98,10 @@ def _adult(home):
     )
     Xtr = ct.fit_transform(tr[ADULT_COLUMNS[:-1]].fillna("?"))
     Xte = ct.transform(te[ADULT_COLUMNS[:-1]].fillna("?"))
-    n_cat = Xtr.shape[1] - len(num)
-    lo = np.array([b[0] for b in ADULT_BOUNDS.values()] + [0.0] * n_cat)
-    hi = np.array([b[1] for b in ADULT_BOUNDS.values()] + [1.0] * n_cat)
+    bounds = _bounds(ADULT_BOUNDS, Xtr.shape[1] - len(num))
     ytr = tr["income"].str.contains(">50K").to_numpy(int)
     yte = te["income"].str.contains(">50K").to_numpy(int)
-    return Xtr, ytr, Xte, yte, (lo, hi)
+    return Xtr, ytr, Xte, yte, bounds
 
 
 def main():

@@ -37,6 +37,7 @@ from dp_accounting import (
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..._kernels.counter_sampling import sampling_key
+from .. import _policy
 from . import _sgda_kernels as _k
 from .base import BaseSaddleSolver, SaddleResult
 
@@ -104,9 +105,10 @@ SADDLE_NOISE_TO_SIGNAL = 0.3
 def _damped_step(rate, sigma, plan, batch_size):
     """The primal step, shrunk like dp-sgd's when a step's noise dominates.
 
-    Public (the noise multiplier, ``n``, ``d``, the batch): the ratio is
-    ``sigma sqrt(min(d + 1, n)) / B`` and the step ``rate min(1, (r0 /
-    ratio)^2)`` with ``r0`` = :data:`SADDLE_NOISE_TO_SIGNAL`
+    Public (the noise multiplier, ``n``, the plan's coordinates, the batch):
+    the ratio is ``sigma sqrt(min(p + 1, n)) / B`` with ``p`` =
+    ``plan.n_features`` (the intercept's column included), and the step
+    ``rate min(1, (r0 / ratio)^2)`` with ``r0`` = :data:`SADDLE_NOISE_TO_SIGNAL`
     (:func:`~dpestim.solvers._policy.noise_damped_rate`,
     :func:`~dpestim.solvers._policy.damping_dimension`). The fixed 0.5 was
     read off Adult (30,000 rows; the ratio there is 0.10 at epsilon 1 and
@@ -118,8 +120,6 @@ def _damped_step(rate, sigma, plan, batch_size):
     Bank's age (held out) -5.3 -> 0.24; every other cell of that table
     better or equal.
     """
-    from .. import _policy
-
     D = _policy.damping_dimension(plan.n_features + 1, plan.n_samples)
     ratio = sigma * math.sqrt(D) / max(int(batch_size), 1)
     return _policy.noise_damped_rate(rate, ratio, SADDLE_NOISE_TO_SIGNAL)
