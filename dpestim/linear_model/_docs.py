@@ -35,8 +35,9 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
         the units of ``X`` as given. ``"auto"``: ``1e-4`` in the units the
         ``"auto"`` rules run in, i.e. on the rows ``x / s`` of
         ``feature_scale``, which is ``1e-4 s^2`` in the units of ``X`` (the
-        same penalty relative to the loss whatever the scale of ``X``;
-        exactly ``1e-4`` when no scale is estimated, ``s = 1``). Resolved
+        same penalty relative to the loss whatever the scale of ``X``, also
+        at ``epsilon=inf``; exactly ``1e-4`` when no scale is estimated,
+        ``s = 1``). Resolved
         value: ``alpha_`` (and ``hyperparameters_["alpha"]``, in the
         rescaled units).
     fit_intercept : bool, default=True
@@ -108,8 +109,12 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         than two classes 8.36 for the softmax and 4.18 for LinearSVC with the
         dp-sgd family): the same
         ``clip_norm``, steps and noise see the same problem at any scale of
-        ``X``. Only for a private fit with ``epsilon`` given,
-        ``clip_norm="auto"`` and in-memory ``X``; otherwise, and when ``n``
+        ``X``. For a private fit with ``epsilon`` given,
+        ``clip_norm="auto"`` and in-memory ``X``; a non-private one
+        (``epsilon=inf``, same conditions) reads the median exactly (the
+        grid bin the private draw tends to as ``epsilon`` grows; the report
+        says it is not private), so it is the limit of the private fits at
+        any scale of ``X``; otherwise, and when ``n``
         is too small for a reliable estimate (``hyperparameters_`` says so),
         ``s = 1``. A float: a public ``s`` (no cost). ``None``: ``s = 1``
         (the behaviour before this option). One scale serves the whole row:

@@ -76,6 +76,10 @@ def in_auto_units(clip_norm):
 class PrivateScalesMixin:
     """Private feature scale and target ranges of a fit (see the module)."""
 
+    #: At ``epsilon = inf`` the row scale is read exactly (see
+    #: ``feature_scale``); the minimax estimators keep ``s = 1`` there.
+    _exact_rows_at_inf = True
+
     def _estimated_targets(self, y):
         """How many targets' ranges the fit estimates privately (Ridge only)."""
         return 0
@@ -130,14 +134,15 @@ class PrivateScalesMixin:
         rows = self._rows_estimated(blocked)
         targets = self._estimated_targets(y)
         classes = self._estimated_classes(y, solver, blocked)
-        if (
-            eps is None
+        if eps is None or getattr(self, "noise_multiplier", None) is not None:
             # refused later: run nothing
-            or getattr(self, "noise_multiplier", None) is not None
-            or not math.isfinite(eps)
-            or not (rows or targets or classes)
-        ):
             return _scales.ScalePlan(None, None, 0, {})
+        if not math.isfinite(eps) or not (rows or targets or classes):
+            # epsilon = inf: no mechanism; the row scale is read exactly, so
+            # the non-private fit is the limit of the private ones (the same
+            # "auto" units and alpha at any feature scale)
+            exact = rows and math.isinf(eps) and self._exact_rows_at_inf
+            return _scales.ScalePlan(None, None, 0, {}, exact_rows=exact)
         return _scales.plan_estimates(
             float(eps),
             n,
@@ -160,7 +165,16 @@ class PrivateScalesMixin:
         fs = self.feature_scale
         if fs is None:
             return X, 1.0, {}
-        if isinstance(fs, str):
+        if isinstance(fs, str) and scale_plan.exact_rows:
+            target = target or _scales.ROW_NORM_TARGET
+            s = _scales.private_row_scale(X, math.inf, rng, target)
+            notes = {
+                "feature_scale": (
+                    f"{s:.6g} (median row norm / {target:.4g}, read from the "
+                    "data: epsilon = inf, not private)"
+                )
+            }
+        elif isinstance(fs, str):
             if scale_plan.row_epsilon is None:
                 return (
                     X,

@@ -30,6 +30,11 @@ _LOCAL = threading.local()
 class MinimaxScalesMixin(PrivateScalesMixin):
     """Private row scale (all) and target range (the regressor)."""
 
+    #: ``epsilon = inf``: no row scale (``s = 1``): the noiseless limit is the
+    #: saddle point of the problem in ``X``'s units (its public
+    #: ``feature_bound`` and ``l1_radius``).
+    _exact_rows_at_inf = False
+
     @property
     def _fs(self):
         """This thread's working state of the running fit."""

@@ -176,6 +176,9 @@ class ScalePlan:
     centre_stages : int
         Private medians of each target's centre (:func:`affordable_stages`;
         :data:`CENTRE_STAGES` unless the budget is short).
+    exact_rows : bool
+        A non-private fit (``epsilon = inf``) whose row scale is read from
+        the data, exactly (the private median's limit; no event).
     """
 
     def __init__(
@@ -186,8 +189,10 @@ class ScalePlan:
         notes,
         class_epsilon=None,
         centre_stages=CENTRE_STAGES,
+        exact_rows=False,
     ):
         self.row_epsilon = row_epsilon
+        self.exact_rows = bool(exact_rows)
         self.target_epsilon = target_epsilon
         self.n_targets = int(n_targets)
         self.notes = notes
@@ -458,6 +463,8 @@ def private_row_scale(X, epsilon, rng, target=ROW_NORM_TARGET):
     (:func:`bin_quantile` on :func:`positive_edges`). ``target`` is public:
     :data:`ROW_NORM_TARGET` unless the solver declares its own
     (``row_norm_target``, e.g. a solver that clips the rows themselves).
+    ``epsilon = inf`` (a non-private fit): the grid bin of the exact median
+    (the mechanism's limit).
     """
     m = bin_quantile(row_norms(X), 0.5, epsilon, positive_edges(), rng)
     s = m / target

@@ -101,9 +101,13 @@ def bin_quantile(values, quantile, epsilon, edges, rng):
     The exponential mechanism over the bins of ``edges`` with the utility of
     :func:`bin_utility` (sensitivity 1): bin ``j`` is drawn with probability
     proportional to ``exp(epsilon u_j / 2)`` (Gumbel-max). Returns the bin's
-    representative value (:func:`_representative`).
+    representative value (:func:`_representative`). ``epsilon = inf`` (a
+    non-private fit) is the mechanism's limit: the best bin (the first of
+    ties), no randomness.
     """
     u = bin_utility(values, quantile, edges)
+    if math.isinf(epsilon):
+        return _representative(edges, int(np.argmax(u)))
     j = int(np.argmax(epsilon * u / 2.0 + rng.gumbel(size=u.shape[0])))
     return _representative(edges, j)
 

@@ -51,7 +51,7 @@ def test_auto_is_the_default_of_the_linear_estimators():
     "nothing",
     [
         dict(feature_scale=None),
-        dict(epsilon=math.inf),
+        dict(epsilon=math.inf, feature_scale=None),
         dict(clip_norm=1.0),
     ],
 )

@@ -190,13 +190,41 @@ def test_feature_scale_float_is_public_rescaling():
     assert b.dp_event_ == a.dp_event_ and b.epsilon_ == a.epsilon_
 
 
-def test_alpha_maps_with_the_scale_and_epsilon_inf_is_unchanged():
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **k: LogisticRegression(classes=[0, 1], **k),
+        lambda **k: LinearSVC(classes=[0, 1], **k),
+    ],
+)
+def test_epsilon_inf_reads_the_row_scale_exactly(make):
+    """The non-private fit is the limit of the private ones at any scale of X.
+
+    ``s`` is the grid bin of the exact median row norm (no event; the note
+    says it is not private), ``alpha="auto"`` is ``1e-4 s^2`` in X's units,
+    and the fit is the one with that ``s`` given as a public float. Before,
+    ``alpha`` was ``1e-4`` in X's units at ``epsilon=inf``: with ``X x
+    0.01`` the fit fell to the majority class (private fits did not).
+    """
     X, y = _classification(n=500)
-    kw = dict(classes=[0, 1], epsilon=math.inf, random_state=0)
-    a = LogisticRegression(feature_scale=None, **kw).fit(X, y)
-    b = LogisticRegression(**kw).fit(X, y)  # nothing to estimate at epsilon=inf
-    np.testing.assert_array_equal(a.coef_, b.coef_)
-    assert b.epsilon_ == math.inf and "feature_scale" not in b.hyperparameters_
+    kw = dict(epsilon=math.inf, random_state=0)
+    none = make(feature_scale=None, **kw).fit(X, y)
+    assert none.feature_scale_ == 1.0 and "feature_scale" not in none.hyperparameters_
+    scores = []
+    for k in (0.01, 1.0, 100.0):
+        est = make(**kw).fit(X * k, y)
+        m = np.median(np.linalg.norm(X * k, axis=1))
+        # within half a bin (8 bins per factor 2) of the exact median
+        assert abs(math.log2(est.feature_scale_ * S.ROW_NORM_TARGET / m)) <= 1 / 16
+        assert "not private" in est.hyperparameters_["feature_scale"]
+        assert est.alpha_ == pytest.approx(1e-4 * est.feature_scale_**2)
+        assert est.epsilon_ == math.inf
+        ref = make(feature_scale=est.feature_scale_, **kw).fit(X * k, y)
+        np.testing.assert_array_equal(est.coef_, ref.coef_)
+        scores.append(est.score(X * k, y))
+    majority = max(np.mean(y), 1 - np.mean(y))
+    assert min(scores) > majority + 0.2
+    assert max(scores) - min(scores) <= 0.01
 
 
 def test_alpha_maps_to_the_scaled_units(monkeypatch):

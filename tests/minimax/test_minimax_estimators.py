@@ -278,7 +278,8 @@ def test_sco_noiseless_limit_and_privacy():
         m = np.where(y == 1, 1, -1) * c.decision_function(X)
         return np.logaddexp(0, -m).mean()
 
-    kw = dict(classes=[0, 1], fit_intercept=False, random_state=0)
+    # feature_scale=None: the l1 ball in the units of X as given
+    kw = dict(classes=[0, 1], fit_intercept=False, random_state=0, feature_scale=None)
     free = LogisticRegression(
         solver=DPSMDSCO(l1_radius=4.5), epsilon=math.inf, **kw
     ).fit(X, y)

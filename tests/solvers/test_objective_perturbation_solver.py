@@ -86,7 +86,8 @@ def test_multiclass_is_one_vs_rest_composed():
     inf = LogisticRegression(epsilon=math.inf, solver="objective-perturbation",
                              classes=[0, 1, 2]).fit(X, y)  # fmt: skip
     for k in range(3):  # each row is the binary fit of class k against the rest
-        ref = SkLogistic(C=1 / (1e-4 * 1500), tol=1e-12, max_iter=10_000)
+        # alpha="auto" is 1e-4 on the rows x / s (s read exactly at eps=inf)
+        ref = SkLogistic(C=1 / (inf.alpha_ * 1500), tol=1e-12, max_iter=10_000)
         ref.fit(X, (y == k).astype(int))
         np.testing.assert_allclose(inf.coef_[k], ref.coef_[0], atol=1e-5)
 
