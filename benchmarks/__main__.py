@@ -151,6 +151,11 @@ ENTRIES = [
     ),  # fmt: skip
     Entry("minimax_target_range", "utility/minimax_target_range.py", ("--seeds", "1")),
     Entry("wide_data", "utility/wide_data.py", ("--seeds", "1")),
+    Entry(
+        "nonprivate_limit",
+        "utility/nonprivate_limit.py",
+        ("--seeds", "1", "--datasets", "breast_cancer"),
+    ),
     Entry("raw_columns", "utility/raw_columns.py", ("--seeds", "1")),
     Entry("fairness", "utility/fairness.py", ("--quick",), needs=("fairlearn",)),
     Entry("small_data", "utility/small_data.py", ("--seeds", "1")),
