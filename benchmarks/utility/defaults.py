@@ -203,6 +203,20 @@ def write_table(out, lines):
     print(f"wrote {out}")
 
 
+def result_parser(doc, out_name, seeds=3):
+    """The argument parser of a small result-table script.
+
+    ``--seeds`` (default ``seeds``), ``--commit`` (the stamp of a
+    ``git archive`` snapshot run) and ``--out`` (default
+    ``RESULTS / out_name``); the description is ``doc``'s first line.
+    """
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
+    p.add_argument("--seeds", type=int, default=seeds)
+    p.add_argument("--commit", default=None, help="stamp (a git-archive snapshot)")
+    p.add_argument("--out", default=str(RESULTS / out_name))
+    return p
+
+
 def _commit():
     """Short hash of the checkout's HEAD, ``+dirty`` if ``dpestim/`` differs.
 

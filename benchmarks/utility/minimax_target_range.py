@@ -12,7 +12,6 @@ and Bank's age predicted from the other columns), 331 / 1,000 / 3,000 rows
 Writes ``benchmarks/results/minimax_target_range.md`` (or ``--out``).
 """
 
-import argparse
 import sys
 import warnings
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from defaults import RESULTS, _commit, write_table  # noqa: E402
+from defaults import _commit, result_parser, write_table  # noqa: E402
 from public_target_bound import _cells  # noqa: E402
 
 TASKS = ("california", "adult-age", "bank-age")
@@ -33,10 +32,7 @@ def main():
 
     from dpestim import MinimaxRegressor
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--seeds", type=int, default=3)
-    p.add_argument("--commit", default=None, help="stamp (a git-archive snapshot)")
-    p.add_argument("--out", default=str(RESULTS / "minimax_target_range.md"))
+    p = result_parser(__doc__, "minimax_target_range.md", seeds=3)
     args = p.parse_args()
     lines = [
         f"MinimaxRegressor, target_bound='auto', R^2 on the test rows, median of "

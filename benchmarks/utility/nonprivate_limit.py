@@ -17,7 +17,6 @@ Usage::
 Writes ``benchmarks/results/nonprivate_limit.md``.
 """
 
-import argparse
 import sys
 import warnings
 from pathlib import Path
@@ -25,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from defaults import RESULTS, _commit, _estimators, _sklearn, load, write_table  # noqa: E402
+from defaults import _commit, _estimators, _sklearn, load, result_parser, write_table  # noqa: E402
 
 DATASETS = [
     "adult",
@@ -50,11 +49,8 @@ def _scaled(X, how):
 def main():
     import dpestim  # noqa: F401
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--seeds", type=int, default=3)
+    p = result_parser(__doc__, "nonprivate_limit.md", seeds=3)
     p.add_argument("--datasets", nargs="+", default=DATASETS)
-    p.add_argument("--commit", default=None, help="stamp (a git-archive snapshot)")
-    p.add_argument("--out", default=str(RESULTS / "nonprivate_limit.md"))
     args = p.parse_args()
     lines = [
         f"Code {args.commit or _commit()} (benchmarks/utility/nonprivate_limit.py). "

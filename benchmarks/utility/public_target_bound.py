@@ -25,7 +25,6 @@ Writes ``benchmarks/results/public_target_bound.md`` (or ``--out``). With
 (``y_bound="auto"``) instead of its public one.
 """
 
-import argparse
 import sys
 import warnings
 from pathlib import Path
@@ -33,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from defaults import RESULTS, _commit, load, write_table  # noqa: E402
+from defaults import _commit, load, result_parser, write_table  # noqa: E402
 
 TASKS = {
     "adult-age": ("load_adult", "age"),
@@ -95,10 +94,7 @@ def main():
 
     from dpestim import Ridge
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--seeds", type=int, default=3)
-    p.add_argument("--out", default=str(RESULTS / "public_target_bound.md"))
-    p.add_argument("--commit", default=None, help="stamp (a git-archive snapshot)")
+    p = result_parser(__doc__, "public_target_bound.md", seeds=3)
     p.add_argument("--solvers", nargs="+", default=SOLVERS)
     p.add_argument(
         "--y-bound",

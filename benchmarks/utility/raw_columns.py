@@ -22,7 +22,6 @@ columns for reference (California: ``Ridge(alpha=1e-3)``; Adult:
 Writes ``benchmarks/results/raw_columns.md`` (or ``--out``).
 """
 
-import argparse
 import sys
 import warnings
 from pathlib import Path
@@ -30,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from defaults import RESULTS, _commit, write_table  # noqa: E402
+from defaults import _commit, result_parser, write_table  # noqa: E402
 
 EPSILONS = (0.5, 1.0, 2.0)
 #: Public bounds of California's numeric columns (the census block ranges,
@@ -113,10 +112,7 @@ def main():
     from dpestim.datasets import get_data_home
     from dpestim.preprocessing import StandardScaler
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--seeds", type=int, default=3)
-    p.add_argument("--commit", default=None, help="stamp (a git-archive snapshot)")
-    p.add_argument("--out", default=str(RESULTS / "raw_columns.md"))
+    p = result_parser(__doc__, "raw_columns.md", seeds=3)
     args = p.parse_args()
     home = Path(get_data_home())
     lines = [

@@ -15,7 +15,6 @@ of the last fit beside each cell.
 Writes ``benchmarks/results/wide_data.md`` (or ``--out``).
 """
 
-import argparse
 import sys
 import warnings
 from pathlib import Path
@@ -23,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from defaults import RESULTS, _commit, load, write_table  # noqa: E402
+from defaults import _commit, load, result_parser, write_table  # noqa: E402
 
 SUBSAMPLES = {"mnist": [250, 500, 1000, 3000], "digits": [300], "w8a": [250]}
 
@@ -54,10 +53,7 @@ def _sets():
 def main():
     from dpestim import LinearSVC, LogisticRegression
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--seeds", type=int, default=5)
-    p.add_argument("--commit", default=None, help="stamp (a git-archive snapshot)")
-    p.add_argument("--out", default=str(RESULTS / "wide_data.md"))
+    p = result_parser(__doc__, "wide_data.md", seeds=5)
     args = p.parse_args()
     lines = [
         f"Test accuracy, median of {args.seeds} seeds, defaults, code "

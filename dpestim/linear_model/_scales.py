@@ -165,29 +165,23 @@ class PrivateScalesMixin:
         fs = self.feature_scale
         if fs is None:
             return X, 1.0, {}
-        if isinstance(fs, str) and scale_plan.exact_rows:
-            target = target or _scales.ROW_NORM_TARGET
-            s = _scales.private_row_scale(X, math.inf, rng, target)
-            notes = {
-                "feature_scale": (
-                    f"{s:.6g} (median row norm / {target:.4g}, read from the "
-                    "data: epsilon = inf, not private)"
-                )
-            }
-        elif isinstance(fs, str):
-            if scale_plan.row_epsilon is None:
+        if isinstance(fs, str):
+            eps = math.inf if scale_plan.exact_rows else scale_plan.row_epsilon
+            if eps is None:
                 return (
                     X,
                     1.0,
                     {k: v for k, v in scale_plan.notes.items() if k == "feature_scale"},
                 )
             target = target or _scales.ROW_NORM_TARGET
-            s = _scales.private_row_scale(X, scale_plan.row_epsilon, rng, target)
+            s = _scales.private_row_scale(X, eps, rng, target)
             notes = {
                 "feature_scale": (
-                    f"{s:.6g} (private median row norm / "
-                    f"{target:.4g}, epsilon "
-                    f"{scale_plan.row_epsilon:.4g})"
+                    f"{s:.6g} (median row norm / {target:.4g}, read from the "
+                    "data: epsilon = inf, not private)"
+                    if scale_plan.exact_rows
+                    else f"{s:.6g} (private median row norm / {target:.4g}, "
+                    f"epsilon {eps:.4g})"
                 )
             }
         else:
