@@ -52,7 +52,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from defaults_report import LEGACY, medians, summary
+from defaults_report import LEGACY, OWN_REFERENCE, medians, summary
 from user_transforms import LOADER, PREPROCESSINGS, apply
 
 SCHEMA = """{"meta": {...}, "records": [{"estimator", "solver" (registry name,
@@ -302,21 +302,53 @@ def _l1ball_score(est_name, X, y, Xt, yt):
     return score, time.process_time() - t
 
 
-def _baselines(est_name, dataset, X, y, Xt, yt, metric, commit, l1ball, prep):
+def _int32_indices(X, Xt):
+    """Sparse ``X``, ``Xt`` with 32-bit indices (liblinear wants them)."""
     import scipy.sparse as sp
-    from sklearn.metrics import r2_score
 
-    out = []
-    if sp.issparse(X):  # liblinear wants 32-bit indices
-        X, Xt = (sp.csr_matrix(A) for A in (X, Xt))
-        for A in (X, Xt):
-            A.indices, A.indptr = A.indices.astype(np.int32), A.indptr.astype(np.int32)
+    if not sp.issparse(X):
+        return X, Xt
+    X, Xt = (sp.csr_matrix(A) for A in (X, Xt))
+    for A in (X, Xt):
+        A.indices, A.indptr = A.indices.astype(np.int32), A.indptr.astype(np.int32)
+    return X, Xt
+
+
+def _sklearn_score(est_name, alpha, X, y, Xt, yt):
+    """``(test score, CPU s)`` of scikit-learn on the objective with ``alpha``."""
+    X, Xt = _int32_indices(X, Xt)
     t = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ref = _sklearn(est_name, X.shape[0], 1e-4).fit(X, y)
-    cpu = time.process_time() - t
-    out.append(("sklearn", ref.score(Xt, yt), cpu))
+        ref = _sklearn(est_name, X.shape[0], alpha).fit(X, y)
+    return float(ref.score(Xt, yt)), time.process_time() - t
+
+
+def _objective_reference(est, solver, data, cache):
+    """``{alpha, reference}`` of an ``epsilon=inf`` fit: the test score of the
+    optimum of the problem it solved, one fit per distinct problem
+    (``cache``). scikit-learn with the fit's ``alpha_`` (``alpha="auto"`` is
+    ``1e-4 s^2`` with the row scale ``s`` read at ``epsilon=inf``); for a
+    solver with its own problem (:data:`OWN_REFERENCE`, dp-smd-sco's l1
+    ball) that problem on the rows ``x / s`` it ran on."""
+    X, y, Xt, yt = data[:4]
+    name = type(est).__name__
+    if solver in OWN_REFERENCE:
+        s = float(est.feature_scale_)
+        key = (name, solver, s)
+        if key not in cache:
+            cache[key] = _l1ball_score(name, X / s, y, Xt / s, yt)[0]
+        return dict(feature_scale=s, reference=cache[key])
+    key = (name, float(est.alpha_))
+    if key not in cache:
+        cache[key] = _sklearn_score(*key, X, y, Xt, yt)[0]
+    return dict(alpha=key[1], reference=cache[key])
+
+
+def _baselines(est_name, dataset, X, y, Xt, yt, metric, commit, l1ball, prep):
+    from sklearn.metrics import r2_score
+
+    out = [("sklearn", *_sklearn_score(est_name, 1e-4, X, y, Xt, yt))]
     if metric == "accuracy" and l1ball:
         out.append(("sklearn-l1ball", *_l1ball_score(est_name, X, y, Xt, yt)))
     if metric == "accuracy":
@@ -379,6 +411,7 @@ def _run_features(args, dataset, prep, data, solvers, ctx):
     X, y, Xt, yt, extra = data
     metric = "r2" if dataset in REGRESSION else "accuracy"
     classes = None if metric == "r2" else np.unique(np.concatenate([y, yt]))
+    references = {}  # (estimator, alpha_) -> scikit-learn on that objective
     for est_name, Est in _estimators(dataset).items():
         if args.estimators and est_name not in args.estimators:
             continue
@@ -437,6 +470,8 @@ def _run_features(args, dataset, prep, data, solvers, ctx):
                     )
                     if solver == AUTO and hasattr(est, "solver_"):
                         rec["picked"] = est.solver_.name
+                    if math.isinf(eps) and np.isfinite(score):
+                        rec.update(_objective_reference(est, solver, data, references))
                     records.append(rec)
                     done.add(_key(rec))
                     added += 1

@@ -252,6 +252,24 @@ def medians(records):
     return {k: float(np.nanmedian(v)) for k, v in groups.items()}
 
 
+def objective_references(records):
+    """``{(estimator, dataset, solver, "inf"): median reference}``.
+
+    The ``reference`` of an ``epsilon=inf`` record is the test score of the
+    optimum of the problem that fit solved (scikit-learn with its
+    ``alpha_``: ``alpha="auto"`` is ``1e-4 s^2`` with the row scale ``s``
+    read at ``epsilon=inf``; dp-smd-sco's l1 ball on ``x / s``); cells whose
+    records all carry one are compared with it, older cells with the
+    ``sklearn`` row (``alpha=1e-4`` in X's units) or their own problem's.
+    """
+    groups = defaultdict(list)
+    for r in records:
+        if str(r["epsilon"]) == "inf":
+            key = (r["estimator"], r["dataset"], r["solver"], "inf")
+            groups[key].append(r.get("reference"))
+    return {k: float(np.median(v)) for k, v in groups.items() if None not in v and v}
+
+
 def _provenance(records):
     """``{(estimator, dataset, solver, epsilon): set of commit labels}``."""
     out = defaultdict(set)
@@ -313,6 +331,7 @@ def summary(records, matrix, families, datasets, meta=None):
     matrix should hold (for the "not run" list).
     """
     med = medians(records)
+    objective = objective_references(records)
     prov = _provenance(records)
     seeds = defaultdict(set)
     for r in records:
@@ -360,6 +379,9 @@ def summary(records, matrix, families, datasets, meta=None):
                     ref, ref_name = sk, "scikit-learn"
                     if s in own:
                         ref, ref_name = own[s], f"{OWN_REFERENCE[s]} (its own problem)"
+                    if (est, d, s, e) in objective:  # the problem it solved
+                        ref = objective[(est, d, s, e)]
+                        ref_name = "the optimum of the problem it solved"
                     for kind, text in misses(
                         est, d, s, e, v, ref, base, base_name, ref_name
                     ):
