@@ -48,6 +48,7 @@ CELLS = [
     ("digits", 0.1, "derive"),
     ("diabetes", 0.35, "held-out"),
     ("diabetes", 0.5, "held-out"),
+    ("diabetes", 0.6, "held-out"),
     ("compas500", 0.25, "held-out"),
     ("compas500", 0.35, "held-out"),
 ]
