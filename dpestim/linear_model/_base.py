@@ -386,7 +386,14 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         self.epsilon_ = epsilon
         self.dp_event_ = dp_event
         self.feature_scale_ = row_scale
-        self.alpha_ = alpha_user
+        # the ridge the solver used, in X's units: objective perturbation
+        # raises it for its privacy proof (public: n, epsilon, delta)
+        planned = alpha_rules / weight_max
+        self.alpha_ = (
+            alpha_user
+            if plan.alpha == planned
+            else float(plan.alpha) * weight_max * row_scale**2
+        )
         self.hyperparameters_ = hyperparameters
         self.clip_norm_ = plan.clip_norm
         self.max_iter_ = plan.max_iter

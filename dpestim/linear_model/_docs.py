@@ -232,7 +232,9 @@ ATTRIBUTES = """coef_ : ndarray
         (covered by the guarantee) when estimated.
     alpha_ : float
         The L2 penalty of the fitted objective in the units of ``X``
-        (``alpha``, or ``1e-4 feature_scale_^2`` for ``alpha="auto"``).
+        (``alpha``, or ``1e-4 feature_scale_^2`` for ``alpha="auto"``; the
+        larger ridge objective perturbation's privacy proof needs, when it
+        raises it: ``hyperparameters_["alpha"]`` in these units).
     max_iter_, batch_size_, learning_rate_ : int, int, float
         The values the run used (``"auto"`` resolved from public quantities).
     hyperparameters_ : dict

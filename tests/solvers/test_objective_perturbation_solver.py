@@ -92,6 +92,27 @@ def test_multiclass_is_one_vs_rest_composed():
         np.testing.assert_allclose(inf.coef_[k], ref.coef_[0], atol=1e-5)
 
 
+@pytest.mark.parametrize("k", [0.1, 1.0, 10.0])
+def test_alpha_attribute_is_the_raised_ridge_in_x_units(k):
+    # the fitted objective's penalty (alpha_, X's units) is the ridge the
+    # privacy proof raised, not the requested one (was: the requested one)
+    X, y = _data(300)
+    m = LogisticRegression(epsilon=1.0, solver="objective-perturbation",
+                           classes=[0, 1], random_state=0).fit(X * k, y)  # fmt: skip
+    s = m.feature_scale_
+    assert m.hyperparameters_["alpha"] > 2e-4  # raised above alpha="auto"
+    assert m.alpha_ == pytest.approx(m.hyperparameters_["alpha"] * s**2, rel=1e-12)
+    # the same fit with that ridge and that scale given publicly: same model
+    given = LogisticRegression(epsilon=1.0, solver="objective-perturbation",
+                               classes=[0, 1], random_state=0, alpha=m.alpha_,
+                               feature_scale=s).fit(X * k, y)  # fmt: skip
+    assert given.alpha_ == pytest.approx(m.alpha_, rel=1e-12)
+    # non-private: nothing raised, the requested ridge
+    inf = LogisticRegression(epsilon=math.inf, solver="objective-perturbation",
+                             classes=[0, 1]).fit(X * k, y)  # fmt: skip
+    assert inf.alpha_ == pytest.approx(1e-4 * inf.feature_scale_**2, rel=1e-12)
+
+
 def test_explicit_alpha_is_a_floor_and_too_small_budget_is_refused():
     X, y = _data(100)
     solver = ObjectivePerturbation(alpha=0.5)
