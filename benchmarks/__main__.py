@@ -182,6 +182,18 @@ ENTRIES = [
         ("--seeds", "1", "--w8a-rows", "2000"),
         ("--seeds", "3"),
     ),
+    Entry(
+        "share_cap_sweep",
+        "utility/share_cap_sweep.py",
+        ("--seeds", "1", "--caps", "0.25", "0.35", "--out", "/tmp/share_cap_quick"),
+        ("--seeds", "5"),
+    ),
+    Entry(
+        "constant_predictors",
+        "utility/constant_predictors.py",
+        ("--seeds", "1", "--epsilons", "1", "--out", "/tmp/constant_quick.md"),
+        ("--seeds", "5", "--out", "benchmarks/results/constant_bank.md"),
+    ),
     Entry("private_search", "utility/private_search.py", ("--quick",)),
     Entry(
         "search_units",
