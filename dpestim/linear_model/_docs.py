@@ -141,9 +141,9 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         their ``scale_share_cap`` (AdaSSP half of ``epsilon``, objective
         perturbation a fifth; public: ``n``, ``epsilon``, which estimates
         run); the dp-sgd and accelerated families do so, up to 35% of
-        ``epsilon``, for the row scale alone (a class histogram that does
-        not fit in the default share is then not run): at ``epsilon n >=
-        146``, e.g. 426 rows at ``epsilon = 0.35``."""
+        ``epsilon`` (25% for ``Ridge``), for the row scale alone (a class
+        histogram that does not fit in the default share is then not run):
+        at ``epsilon n >= 146`` (203), e.g. 426 rows at ``epsilon = 0.35``."""
 
 CLASS_PRIOR_PARAM = """class_prior : "auto", array-like of shape (n_classes,) or None, \
 default="auto"

@@ -251,7 +251,8 @@ class BaseSolver(BaseEstimator):
         estimates when its ``scale_share`` is too small for them to be
         reliable at this ``n`` and ``epsilon`` (public); ``None``: never
         raised (the estimates are then skipped). Read through
-        :meth:`share_cap`, which a solver may make depend on the loss.
+        :meth:`share_cap`, which a solver may make depend on the loss
+        (``squared_share_cap``: the squared loss's own cap, when set).
     """
 
     name = None
@@ -271,6 +272,9 @@ class BaseSolver(BaseEstimator):
     row_norm_target = None
     multiclass_hinge_row_target = False
     scale_share_cap = None
+    #: ``scale_share_cap`` of a squared-loss fit (``Ridge``) when it differs
+    #: (:meth:`share_cap`); ``None``: the same
+    squared_share_cap = None
     #: Whether ``solve`` starts from ``plan.intercept_init`` when it is set
     #: (see :meth:`initial_point`); solvers without a primal iterate to start
     #: from (dual coordinate descent, one-shot closed forms, saddle games)
@@ -332,7 +336,12 @@ class BaseSolver(BaseEstimator):
             )
 
     def share_cap(self, loss):
-        """The ``scale_share_cap`` of a fit of ``loss`` (public; see the class)."""
+        """The ``scale_share_cap`` of a fit of ``loss`` (public; see the class).
+
+        ``squared_share_cap`` for the squared loss when it is set.
+        """
+        if loss == "squared" and self.squared_share_cap is not None:
+            return self.squared_share_cap
         return self.scale_share_cap
 
     def check_loss(self, loss):

@@ -12,7 +12,11 @@ from dpestim import LinearSVC, LogisticRegression, Ridge
 from dpestim.model_selection._space import Factor, resolve_relative
 from dpestim.preprocessing import _fit_scales as S
 from dpestim.solvers import DPGD, DPSGD, ERMPlan
-from dpestim.solvers._policy import AUTO_ALPHA, ITERATIVE_SCALE_SHARE_CAP
+from dpestim.solvers._policy import (
+    AUTO_ALPHA,
+    ITERATIVE_SCALE_SHARE_CAP,
+    ITERATIVE_SQUARED_SHARE_CAP,
+)
 from dpestim.solvers.saddle import ExponentialMechanismDpEvent
 
 
@@ -271,8 +275,11 @@ def test_squared_loss_raises_the_share_and_is_invariant_to_the_feature_scale():
     rows and epsilon 1 the row scale is estimated, so X x 100 gives about the
     model of X (before, the rows were used as given: R^2 far below 0)."""
     assert DPSGD().share_cap("logistic") == ITERATIVE_SCALE_SHARE_CAP
-    assert DPSGD().share_cap("squared") == ITERATIVE_SCALE_SHARE_CAP
-    assert DPGD().share_cap("squared") == ITERATIVE_SCALE_SHARE_CAP
+    # Ridge keeps the former, smaller cap (a regression left with too
+    # little budget falls below a constant)
+    assert DPSGD().share_cap("squared") == ITERATIVE_SQUARED_SHARE_CAP
+    assert DPGD().share_cap("squared") == ITERATIVE_SQUARED_SHARE_CAP
+    assert ITERATIVE_SQUARED_SHARE_CAP < ITERATIVE_SCALE_SHARE_CAP
     from sklearn.datasets import load_diabetes
 
     X, y = load_diabetes(return_X_y=True)  # 442 rows: 5% of eps 1 is too little

@@ -66,7 +66,7 @@ from ..._kernels import (
     sampling_key,
 )
 from ...privacy.discrete import discrete_laplace_grid
-from .._policy import ITERATIVE_SCALE_SHARE_CAP
+from .._policy import ITERATIVE_SCALE_SHARE_CAP, ITERATIVE_SQUARED_SHARE_CAP
 from ..base import BaseSolver, SolverResult, row_weights
 from ._kernels import (
     _accelerated_loop,
@@ -160,6 +160,7 @@ class AcceleratedSolver(AutoPolicyMixin, BaseSolver):
     supports_class_weight = True
     #: small n: the private row scale may take up to this share of epsilon
     scale_share_cap = ITERATIVE_SCALE_SHARE_CAP
+    squared_share_cap = ITERATIVE_SQUARED_SHARE_CAP
     _parameter_constraints = {
         "noise": [StrOptions({"laplace", "gaussian", "discrete_laplace"})],
         "batch_size": [Interval(Integral, 1, None, closed="left"), None],

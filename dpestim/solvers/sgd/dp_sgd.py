@@ -32,7 +32,7 @@ from ..._kernels.lazy_noise import (
 from ...losses import loss_value
 from ...utils._progress import current_progress
 from ...utils._rows import row_sq_norms
-from .._policy import ITERATIVE_SCALE_SHARE_CAP
+from .._policy import ITERATIVE_SCALE_SHARE_CAP, ITERATIVE_SQUARED_SHARE_CAP
 from ..base import BaseSolver, SolverResult, row_weights
 
 __all__ = ["DPSGD", "noisy_gradient_descent"]
@@ -419,7 +419,8 @@ class DPSGD(BaseSolver):
     supports_initial_point = True
     #: weights each clipped gradient by plan.class_weights (<= 1)
     supports_class_weight = True
-    #: small n: the private row scale may take up to this share of epsilon,
+    #: small n: the private row scale may take up to this share of epsilon
+    #: (35%; the squared loss 25%, ``squared_share_cap``: see _policy),
     #: for every loss. (For a while the squared loss kept the default share:
     #: with a public ``y_bound`` only centred, diabetes fell to R^2 -0.05 at
     #: epsilon 1 with the raise. Since a public range is scaled to -+4 as the
@@ -432,6 +433,8 @@ class DPSGD(BaseSolver):
     #: 0.27 / 0.32, Adult's age 0.14 / 0.24 -> 0.22 / 0.31, Bank's age 0.18 /
     #: 0.27 -> 0.09 / 0.21; doc/benchmarks/public_target_bound.md.)
     scale_share_cap = ITERATIVE_SCALE_SHARE_CAP
+    #: the squared loss keeps the former cap (see _policy)
+    squared_share_cap = ITERATIVE_SQUARED_SHARE_CAP
 
     #: LinearSVC with K > 2 classes: rows rescaled to the multi-output median
     #: norm 4.18, not 2.95 (issue 25; digits and MNIST, see
