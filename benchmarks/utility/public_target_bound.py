@@ -96,6 +96,7 @@ def main():
 
     p = result_parser(__doc__, "public_target_bound.md", seeds=3)
     p.add_argument("--solvers", nargs="+", default=SOLVERS)
+    p.add_argument("--epsilons", nargs="+", type=float, default=EPSILONS)
     p.add_argument(
         "--y-bound",
         choices=["public", "auto"],
@@ -132,8 +133,10 @@ def main():
         ),
         "A solver that refuses the fit (AdaSSP with no affordable range) is nan.",
         "",
-        "| task | n | sklearn | solver | eps=0.5 | eps=1 | eps=2 |",
-        "|---|---|---|---|---|---|---|",
+        "| task | n | sklearn | solver | "
+        + " | ".join(f"eps={e:g}" for e in args.epsilons)
+        + " |",
+        "|---|---|---|---|" + "---|" * len(args.epsilons),
     ]
     for name, X, y, Xt, yt, bound, sizes in _cells(args.tasks):
         if args.sizes and sizes != [None]:
@@ -150,7 +153,7 @@ def main():
             sk = SkRidge(alpha=1e-4 * len(rows)).fit(X[rows], y[rows]).score(Xt, yt)
             for solver in args.solvers:
                 row = []
-                for eps in EPSILONS:
+                for eps in args.epsilons:
                     scores = []
                     for seed, rows in enumerate(samples):
                         with warnings.catch_warnings():
