@@ -83,8 +83,8 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
         can be searched as ``solver__<name>``. ``"auto"`` (the default):
         chosen by a public rule table (:mod:`dpestim.solvers._auto`):
         ``"dp-gd"`` when ``delta=0`` (pure DP), ``"adassp"`` for a
-        :class:`~dpestim.Ridge` that is non-private (``epsilon=inf``) with a
-        numeric ``y_bound``, ``"adp-sgd"`` for a private ``Ridge`` with
+        :class:`~dpestim.Ridge` that is non-private (``epsilon=inf``; the
+        exact ridge solution), ``"adp-sgd"`` for a private ``Ridge`` with
         ``n <= 3000`` and ``epsilon >= 1``, ``"dp-sgd"`` otherwise (blocked
         input included); the
         choice and its reason are in ``hyperparameters_["solver"]`` and the

@@ -3,9 +3,7 @@
 The choice reads only public quantities: the estimator's loss, ``n`` and
 ``d`` (shapes), whether the fit is private (``epsilon``), whether
 ``delta = 0`` (pure DP), sparse or blocked (Dask, memory-mapped, zarr)
-input, and, for :class:`~dpestim.Ridge`, whether ``y_bound`` is an explicit
-numeric range (``y_bound="data"`` or ``"auto"`` are read from the private
-targets, so they count as no bound here). Never the data values. The
+input. Never the data values. The
 first matching row of :data:`RULES` wins; its reason goes in
 ``hyperparameters_["solver"]`` and the privacy report.
 
@@ -14,7 +12,7 @@ condition (first match wins)                                          solver
 ====================================================================  ==========
 ``delta = 0`` (pure DP; the hinge loss is refused)                    ``dp-gd``
 blocked (Dask / out-of-core) input                                    ``dp-sgd``
-``Ridge``, ``epsilon = inf``, numeric ``y_bound``, ``d <= D``         ``adassp``
+``Ridge``, ``epsilon = inf``, ``d <= D``                              ``adassp``
 ``Ridge``, private, ``n <= 3000``, ``epsilon >= 1``                   ``adp-sgd``
 otherwise                                                             ``dp-sgd``
 ====================================================================  ==========
@@ -63,10 +61,21 @@ held-out cells on diabetes, but on California subsamples (331 / 1,000 /
 of 9 at epsilon 0.1 (up to 0.08 R^2; adp-sgd in 9 of 9) and AdaSSP in every
 one at every epsilon (by 0.07-0.37 R^2), so none is a row.
 Non-private ``Ridge`` (``epsilon = inf``): AdaSSP without noise is the
-exact ridge solution, where dp-sgd's 2,000 steps stop short (diabetes,
-current code: R^2 0.359 against 0.324, more than 0.02 from the best); the
-published matrix has no AdaSSP records, so that row is checked in the
-scratch run of ``doc/benchmarks/auto_rule.md``. A former row, ``adassp`` for
+exact ridge solution, where dp-sgd's steps stop short. Checked on the
+regression tasks of ``benchmarks/utility/public_target_bound.py`` at
+``epsilon = inf`` (public bounds, 331 / 3,000 rows, 3 seeds,
+``benchmarks/results/public_target_bound_inf.md``): AdaSSP ahead of dp-sgd
+in 13 of 19 cells, by up to 0.22 R^2 (German credit's duration, ill-
+conditioned one-hot features: 0.333 / 0.447 against 0.093 / 0.250,
+scikit-learn 0.369 / 0.512), behind in 4 (Adult's hours at 331 rows:
+-0.150 against -0.053, where scikit-learn's own optimum is -0.283: dp-sgd's
+early stop regularises), and on the full California set 0.0014 below
+dp-sgd (its own row target makes ``alpha_`` 3.4e-4). Until 2026-11-27 the
+row asked for a numeric ``y_bound``; without one (the default ``"auto"``
+reads no range at ``epsilon = inf``) AdaSSP now fits the unclipped targets
+(it refuses only a private fit without a bound), so the default
+non-private ``Ridge`` is the exact solution too (German duration, 750
+rows: 0.266 -> 0.446). A former row, ``adassp`` for
 ``Ridge`` at ``n <= 2000`` with a public target half-range of at least 10
 ``clip_norm``, was dropped when a public ``y_bound`` came to be scaled to
 ``-+ 4`` as the private range is (``Ridge._encode_targets``): it existed
@@ -123,10 +132,6 @@ solvers kept for research and reproduction, selectable by name.
 """
 
 import math
-
-import numpy as np
-
-from ._policy import PRIVATE_CLIP_NORM
 
 __all__ = [
     "ADASSP_MAX_FEATURES",
@@ -190,14 +195,14 @@ RULES = (
         lambda f: (
             f["loss"] == "squared"
             and not f["private"]
-            and f["target_ratio"] > 0
             and f["d"] <= ADASSP_MAX_FEATURES
         ),
         "adassp",
-        "Ridge, epsilon=inf with a numeric y_bound: without noise AdaSSP is the "
-        "exact ridge solution (scikit-learn's Ridge on the same objective), "
-        "where the iterative solvers stop short (diabetes R^2 0.359 against "
-        "dp-sgd's 0.324; benchmarks/results/auto_rule.md)",
+        "Ridge, epsilon=inf: without noise AdaSSP is the exact ridge solution "
+        "(scikit-learn's Ridge on the same objective), where the iterative "
+        "solvers stop short (German credit's duration, 750 rows, no bound: R^2 "
+        "0.446 against dp-sgd's 0.266, scikit-learn 0.512; "
+        "benchmarks/results/public_target_bound_inf.md)",
     ),
     (
         lambda f: (
@@ -234,8 +239,6 @@ def public_facts(estimator, X, blocked):
             shape = (len(X), len(X[0]) if len(X) else 0)
         except TypeError:  # not array-like: validation will say so
             shape = (0, 0)
-    clip = estimator.clip_norm
-    clip = PRIVATE_CLIP_NORM if isinstance(clip, str) else float(clip)
     nm, eps = estimator.noise_multiplier, estimator.epsilon
     if nm is not None:
         private = nm > 0
@@ -249,7 +252,6 @@ def public_facts(estimator, X, blocked):
         "pure": private and estimator.delta == 0,
         "sparse": sp.issparse(X),
         "blocked": blocked,
-        "target_ratio": _target_half_range(getattr(estimator, "y_bound", None)) / clip,
         # the epsilon the rules plan for (public; 1 for a fixed noise multiplier)
         "epsilon": estimator._policy_epsilon(),
     }
@@ -262,19 +264,6 @@ def _dim(value):
         return int(value)
     except (TypeError, ValueError):
         return 0
-
-
-def _target_half_range(y_bound):
-    """Half-range of an explicit numeric ``y_bound``; 0 for None or "data"."""
-    if y_bound is None or isinstance(y_bound, str):
-        return 0.0
-    try:
-        if np.ndim(y_bound) == 0:
-            return abs(float(y_bound))
-        low, high = (np.asarray(v, dtype=float) for v in y_bound)
-        return float(np.max((high - low) / 2.0))
-    except (TypeError, ValueError):
-        return 0.0  # invalid: the estimator's validation will say so
 
 
 def choose_solver(facts):

@@ -87,7 +87,7 @@ def test_explicit_solver_unchanged_and_table_ends_with_a_default():
     assert "solver" not in m.hyperparameters_
     name, reason = choose_solver(
         {"pure": False, "blocked": False, "loss": "hinge", "n": 10, "d": 1,
-         "target_ratio": 0.0, "private": True, "sparse": False}
+         "private": True, "sparse": False}
     )  # fmt: skip
     assert (name, reason) == RULES[-1][1:]
     # the paper solvers that never won at their defaults are never picked
@@ -131,13 +131,11 @@ def _all_facts():
         for blocked in (False, True):
             for loss in ("logistic", "multinomial", "squared", "squared_hinge"):
                 for n in (10, 500, 2000, 10**6):
-                    for ratio in (0.0, 1.0, 10.0, 1e6):
-                        for sparse in (False, True):
-                            yield {
-                                "pure": pure, "blocked": blocked, "loss": loss,
-                                "n": n, "d": 5, "target_ratio": ratio,
-                                "private": private, "sparse": sparse,
-                            }  # fmt: skip
+                    for sparse in (False, True):
+                        yield {
+                            "pure": pure, "blocked": blocked, "loss": loss,
+                            "n": n, "d": 5, "private": private, "sparse": sparse,
+                        }  # fmt: skip
 
 
 def test_auto_never_picks_a_research_solver_and_they_stay_selectable():
@@ -197,7 +195,7 @@ def test_audit_reads_the_relation_of_the_auto_pick():
     assert _solver_relation(LogisticRegression(delta=0.0), X) == "replace_one"
 
 
-def test_nonprivate_ridge_with_a_bound_is_the_exact_ridge():
+def test_nonprivate_ridge_is_the_exact_ridge():
     """epsilon=inf: AdaSSP without noise is scikit-learn's Ridge, same objective."""
     from sklearn.linear_model import Ridge as SkRidge
 
@@ -207,9 +205,13 @@ def test_nonprivate_ridge_with_a_bound_is_the_exact_ridge():
     assert m.hyperparameters_["solver"].startswith("adassp ('auto': Ridge, epsilon=inf")
     ref = SkRidge(alpha=m.alpha_ * X.shape[0]).fit(X, y)
     np.testing.assert_allclose(m.coef_, ref.coef_, rtol=1e-6, atol=1e-9)
-    # no public bound: dp-sgd; a private fit: the private rows (n = 3000,
-    # epsilon 1: the small-regression row)
-    assert Ridge(epsilon=np.inf).fit(X, y).solver_.name == "dp-sgd"
+    # no bound (the default y_bound="auto" reads nothing at epsilon=inf): the
+    # exact ridge too, the targets unclipped (was: dp-sgd, which stops short)
+    free = Ridge(epsilon=np.inf).fit(X, y)
+    assert free.solver_.name == "adassp" and free.y_bound_ is None
+    ref = SkRidge(alpha=free.alpha_ * X.shape[0]).fit(X, y)
+    np.testing.assert_allclose(free.coef_, ref.coef_, rtol=1e-6, atol=1e-9)
+    # a private fit: the private rows (n = 3000, epsilon 1: the small-regression row)
     private = Ridge(y_bound=(-5, 5), random_state=0, max_iter=2).fit(X, y)
     assert private.solver_.name == "adp-sgd"
 
@@ -219,8 +221,7 @@ def test_adassp_rows_skip_wide_data():
 
     facts = {
         "pure": False, "blocked": False, "loss": "squared", "n": 300,
-        "d": ADASSP_MAX_FEATURES + 1, "target_ratio": 100.0,
-        "private": False, "sparse": True,
+        "d": ADASSP_MAX_FEATURES + 1, "private": False, "sparse": True,
     }  # fmt: skip
     assert choose_solver(facts)[0] == "dp-sgd"
     assert choose_solver({**facts, "d": ADASSP_MAX_FEATURES})[0] == "adassp"

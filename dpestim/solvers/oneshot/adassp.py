@@ -189,14 +189,20 @@ class AdaSSP(OneShotSolver):
             "rho": float(self.rho),
         }
 
-    def check_plan(self, plan):
-        super().check_plan(plan)
+    def calibrate(self, epsilon, delta, plan, *, accountant):
+        """The noise multiplier; a private fit needs a bound on the targets.
+
+        Without one (``plan.target_bound`` None) the ``X^T Y`` release has
+        no sensitivity: refused. A non-private fit (``epsilon=inf``, no
+        calibration) adds no noise and needs none: the exact ridge solution.
+        """
         if plan.target_bound is None:
             raise ValueError(
                 "solver='adassp' needs a public bound on the targets: set Ridge's "
                 "y_bound (a range, or a number b for (-b, b)); y_bound=None is not "
-                "allowed with this solver."
+                "allowed with this solver (except at epsilon=inf)."
             )
+        return super().calibrate(epsilon, delta, plan, accountant=accountant)
 
     def eigenvalue_factor(self):
         """``lambda_min``'s noise multiplier over the others' (inf: not released)."""
