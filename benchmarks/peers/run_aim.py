@@ -281,6 +281,7 @@ def run(args):
                     with np.load(out) as f:
                         synth = {k: f[k].astype(np.int64) for k in f.files}
                 doc["meta"]["library"] = info["library"]
+                new = []
                 for factor in FACTORS:
                     Xs, ys = decode(attrs, synth[f"S{factor * n}"], d, name)
                     score = fit_score(name, Xs, ys, X_test, y_test)
@@ -298,13 +299,12 @@ def run(args):
                         for cl in info["model_cliques"]
                         if f"col{len(cards) - 1}" in cl
                     ]
-                    doc["records"].append(rec)
+                    new.append(rec)
+                doc["records"] += new
                 save_json(doc)
                 print(
                     f"{name} eps={eps} seed={seed}: "
-                    + ", ".join(
-                        f"x{r['factor']} {r['score']:.4f}" for r in doc["records"][-2:]
-                    )
+                    + ", ".join(f"x{r['factor']} {r['score']:.4f}" for r in new)
                     + f"  (AIM {info['aim_wall_s']:.0f} s wall, "
                     f"{info['aim_cpu_s']:.0f} s CPU)",
                     flush=True,
