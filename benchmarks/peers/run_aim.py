@@ -361,10 +361,11 @@ def report():
         "  median [min, max] over seeds",
         "- dpestim auto / AdaSSP: median [min, max] of 5 seeds from",
         "  `benchmarks/results/defaults.json`; scikit-learn: the real training rows;",
-        "  discretized: scikit-learn on the real rows after discretization",
+        "  discretized: scikit-learn on the real rows after discretization;",
+        "  majority class / constant mean from `defaults.json`",
         "",
         "| dataset (metric, n_train / n_test) | eps | AIM-synth x1 | AIM-synth x10 "
-        "| dpestim auto | AdaSSP | seeds |",
+        "| dpestim auto | AdaSSP | seeds (inf: real-data references) |",
         "|---|---|---|---|---|---|---|",
     ]
     for name in datasets:
@@ -388,11 +389,13 @@ def report():
                 f"| {label} | {eps:g} | {_stats(aim(1))} | {_stats(aim(10))} "
                 f"| {_stats(ref(name, 'auto', eps))} | {ada} | {len(aim(1))} |"
             )
+        base_name = "constant" if name in REGRESSION else "majority"
         sk = [r["score"] for r in rs if r["method"] == "sklearn"]
         disc = [r["score"] for r in rs if r["method"] == "discretized"]
         lines.append(
             f"| {label} | inf | discretized {_stats(disc)} | - "
-            f"| {_stats(ref(name, 'auto', 'inf'))} | - | scikit-learn {_stats(sk)} |"
+            f"| {_stats(ref(name, 'auto', 'inf'))} | - | scikit-learn {_stats(sk)}; "
+            f"{base_name} {_stats(ref(name, base_name, 'inf'))} |"
         )
     aims = [r for r in recs if r["method"] == "aim-synth" and r["factor"] == 1]
     if aims:
