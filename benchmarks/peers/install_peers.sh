@@ -2,7 +2,7 @@
 # Install the peer libraries of benchmarks/peers/run_peers.py in their own virtual
 # environments, outside dpestim's dependencies.
 #
-#   bash benchmarks/peers/install_peers.sh [opacus|diffprivlib|sklearn18|all]
+#   bash benchmarks/peers/install_peers.sh [opacus|diffprivlib|sklearn18|aim|all]
 #
 # Environment variables:
 #   PEERS_DIR   where the venvs go (default /work/venvs)
@@ -18,6 +18,8 @@
 #   $PEERS_DIR/diffprivlib  diffprivlib + scikit-learn<1.8 (newest it supports)
 #   $PEERS_DIR/sklearn18    diffprivlib + newest scikit-learn, only to reproduce
 #                           diffprivlib's failure on scikit-learn >= 1.8
+#   $PEERS_DIR/aim          smartnoise-synth (AIM on private-pgm's mbi / JAX),
+#                           CPU PyTorch first (snsynth depends on torch)
 set -euo pipefail
 PEERS_DIR=${PEERS_DIR:-/work/venvs}
 PYTHON=${PYTHON:-python3}
@@ -55,4 +57,16 @@ fi
 if [ "$what" = sklearn18 ] || [ "$what" = all ]; then
     mkvenv sklearn18
     "$PEERS_DIR/sklearn18/bin/python" -m pip install diffprivlib "scikit-learn>=1.8"
+fi
+
+if [ "$what" = aim ] || [ "$what" = all ]; then
+    mkvenv aim
+    # smartnoise-synth requires torch (for its GAN synthesizers, unused by
+    # AIM): the CPU build first, as for opacus, then snsynth against it.
+    "$PEERS_DIR/aim/bin/python" -m pip install "$TORCH_SPEC" numpy "${index_args[@]}"
+    "$PEERS_DIR/aim/bin/python" -m pip install "smartnoise-synth==1.0.8" "$TORCH_SPEC" \
+        "${index_args[@]}"
+    "$PEERS_DIR/aim/bin/python" -c \
+        "import importlib.metadata as m; from snsynth.aim import AIMSynthesizer; \
+print(*(p + ' ' + m.version(p) for p in ('smartnoise-synth', 'mbi', 'jax', 'opendp')))"
 fi
