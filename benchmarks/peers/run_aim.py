@@ -49,7 +49,6 @@ import json
 import math
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -63,6 +62,8 @@ RESULTS = REPO / "benchmarks" / "results"
 OUT = RESULTS / "peer_aim.json"
 OUT_MD = RESULTS / "peer_aim.md"
 sys.path.insert(0, str(REPO / "benchmarks" / "utility"))
+sys.path.insert(0, str(PEERS_SRC))
+from run_peers import run_worker as run_peer_worker  # noqa: E402
 
 ALPHA = 1e-4
 DELTA = 1e-5
@@ -71,10 +72,8 @@ TARGET_STEP = 0.25
 FACTORS = (1, 10)
 DATASETS = ["german", "compas", "breast_cancer", "diabetes", "california"]
 REGRESSION = {"diabetes": (0.0, 4.0), "california": (0.0, 5.0)}
+#: the worker's own thread settings (the BLAS pools: run_peers.THREAD_VARS)
 WORKER_ENV = {
-    "OMP_NUM_THREADS": "1",
-    "OPENBLAS_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
     "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1",
     "JAX_PLATFORMS": "cpu",
 }
@@ -172,19 +171,10 @@ def fit_score(dataset, X, y, X_test, y_test):
 
 
 def run_worker(python, task):
-    env = dict(os.environ, **WORKER_ENV)
+    """One AIM task in the peer's venv (``run_peers.run_worker``), timed."""
     t0 = time.perf_counter()
-    proc = subprocess.run(
-        [python, str(PEERS_SRC / "worker_aim.py"), json.dumps(task)],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise RuntimeError(f"worker failed:\n{proc.stderr[-3000:]}")
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
-    out["subprocess_wall_s"] = wall
+    out = run_peer_worker(python, "worker_aim.py", task, 1, extra_env=WORKER_ENV)
+    out["subprocess_wall_s"] = time.perf_counter() - t0
     return out
 
 

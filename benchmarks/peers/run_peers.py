@@ -214,9 +214,13 @@ def peer_python(peers_dir, name):
     return path if path.exists() else None
 
 
-def run_worker(python, script, task, env_threads):
-    """Run one worker in a fresh process; return its JSON output or raise."""
-    env = dict(os.environ)
+def run_worker(python, script, task, env_threads, extra_env=None):
+    """Run one worker in a fresh process; return its JSON output or raise.
+
+    ``extra_env``: more environment variables for the worker (a peer's own
+    thread settings, e.g. JAX's).
+    """
+    env = dict(os.environ, **(extra_env or {}))
     for v in THREAD_VARS:
         env[v] = str(env_threads)
     env["PYTHONPATH"] = str(REPO)
