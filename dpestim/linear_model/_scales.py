@@ -92,6 +92,10 @@ class PrivateScalesMixin:
         """
         return {}
 
+    #: ``(per-row statistic, its name)`` whose private median sets the row
+    #: scale: the L2 norm (the solvers clip per-example gradients in L2).
+    _row_statistic = (_scales.row_norms, "row norm")
+
     def _row_norm_target(self, y, solver):
         """Median row norm the rows are rescaled to (public: solver, loss, K).
 
@@ -174,13 +178,14 @@ class PrivateScalesMixin:
                     {k: v for k, v in scale_plan.notes.items() if k == "feature_scale"},
                 )
             target = target or _scales.ROW_NORM_TARGET
-            s = _scales.private_row_scale(X, eps, rng, target)
+            statistic, what = self._row_statistic
+            s = _scales.private_row_scale(X, eps, rng, target, statistic)
             notes = {
                 "feature_scale": (
-                    f"{s:.6g} (median row norm / {target:.4g}, read from the "
+                    f"{s:.6g} (median {what} / {target:.4g}, read from the "
                     "data: epsilon = inf, not private)"
                     if scale_plan.exact_rows
-                    else f"{s:.6g} (private median row norm / {target:.4g}, "
+                    else f"{s:.6g} (private median {what} / {target:.4g}, "
                     f"epsilon {eps:.4g})"
                 )
             }

@@ -34,6 +34,14 @@ class MinimaxScalesMixin(PrivateScalesMixin):
     #: saddle point of the problem in ``X``'s units (its public
     #: ``feature_bound`` and ``l1_radius``).
     _exact_rows_at_inf = False
+    #: The row scale of the minimax estimators: the median of each row's
+    #: largest ``|x_j|`` brought to ``feature_bound`` (they clip every
+    #: coordinate at ``feature_bound``, an L-inf bound). The L2 median at 2.95
+    #: clipped dense low-dimensional rows (5,000 rows, 3 uniform features,
+    #: ``MinimaxRegressor`` at epsilon 1: R^2 0.824 against 0.916; California
+    #: after StandardScaler 0.595 against 0.646; Adult and COMPAS as loaded
+    #: within 0.001; benchmarks/utility/scale_invariance.py, part minimax).
+    _row_statistic = (_scales.row_max_abs, "row max |x_j|")
 
     @property
     def _fs(self):
@@ -71,7 +79,9 @@ class MinimaxScalesMixin(PrivateScalesMixin):
                 )
             )
         self._fs.scale_fit = (plan, rng)
-        X, row_scale, notes = self._apply_feature_scale(X, plan, rng)
+        X, row_scale, notes = self._apply_feature_scale(
+            X, plan, rng, target=float(self.feature_bound)
+        )
         self._fs.target_notes = {}
         target = self._scale_target(target)
         self._fs.scale_fit = None

@@ -456,17 +456,27 @@ def row_norms(X):
     return np.sqrt(np.einsum("ij,ij->i", X, X, dtype=np.float64))
 
 
-def private_row_scale(X, epsilon, rng, target=ROW_NORM_TARGET):
+def row_max_abs(X):
+    """Largest ``|x_j|`` of every row of a dense or CSR ``X`` (its L-inf norm)."""
+    if sp.issparse(X):
+        return np.asarray(abs(X).max(axis=1).todense(), dtype=np.float64).ravel()
+    return np.max(np.abs(X), axis=1).astype(np.float64, copy=False)
+
+
+def private_row_scale(X, epsilon, rng, target=ROW_NORM_TARGET, statistic=row_norms):
     """``s`` such that rows ``x / s`` have median norm about ``target``.
 
     ``s = m / target`` with ``m`` an ``epsilon``-DP median of the row norms
     (:func:`bin_quantile` on :func:`positive_edges`). ``target`` is public:
     :data:`ROW_NORM_TARGET` unless the solver declares its own
     (``row_norm_target``, e.g. a solver that clips the rows themselves).
+    ``statistic``: the per-row norm (:func:`row_norms`, L2; the minimax
+    estimators, which clip each coordinate, :func:`row_max_abs`); one value
+    per row either way, so the draw's sensitivity is the same.
     ``epsilon = inf`` (a non-private fit): the grid bin of the exact median
     (the mechanism's limit).
     """
-    m = bin_quantile(row_norms(X), 0.5, epsilon, positive_edges(), rng)
+    m = bin_quantile(statistic(X), 0.5, epsilon, positive_edges(), rng)
     s = m / target
     # the target is a bin's midpoint: that bin means "leave the rows as they are"
     return 1.0 if abs(s - 1.0) < 1e-9 else s
