@@ -562,10 +562,12 @@ object, default="auto"
         Unit of the rows: the fit runs on ``X / s`` (clipped to
         ``feature_bound``), ``coef_`` is divided by ``s`` and prediction
         clips ``X`` at ``s * feature_bound``. ``"auto"``: ``s`` is a private
-        median of the row norms divided by 2.95 (one exponential-mechanism
-        draw from ``scale_share``; see "Private scales measured in fit" in
-        the solvers guide), for a private fit with ``n`` large enough,
-        otherwise 1. A float is a public unit; ``None`` uses ``X`` as given.
+        median of each row's largest ``|x_j|`` divided by ``feature_bound``
+        (one exponential-mechanism draw from ``scale_share``; see "Private
+        scales measured in fit" in the solvers guide), so that about half
+        the rows have no coordinate clipped, for a private fit with ``n``
+        large enough, otherwise 1. A float is a public unit; ``None`` uses
+        ``X`` as given.
     scale_share : float, default=0.05
         Share of ``epsilon`` spent on the private scale estimates (split
         equally between the draws; the rest goes to the proportions and the
