@@ -189,6 +189,12 @@ ENTRIES = [
         ("--seeds", "5"),
     ),
     Entry(
+        "minimax_scale",
+        "utility/minimax_scale.py",
+        ("--seeds", "1", "--out", "/tmp/minimax_scale_quick.md"),
+        ("--seeds", "3"),
+    ),
+    Entry(
         "constant_predictors",
         "utility/constant_predictors.py",
         ("--seeds", "1", "--epsilons", "1", "--out", "/tmp/constant_quick.md"),
