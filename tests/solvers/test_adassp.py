@@ -160,6 +160,14 @@ def test_refuses_missing_target_bound_and_other_losses():
     X, y = np.ones((10, 2)), np.arange(10.0)
     with pytest.raises(ValueError, match="y_bound"):
         Ridge(solver="adassp", y_bound=None).fit(X, y)
+    # a fixed noise multiplier (no calibration) too, and before any noise
+    with pytest.raises(ValueError, match="y_bound"):
+        Ridge(solver="adassp", y_bound=None, epsilon=None, noise_multiplier=1.0).fit(
+            X, y
+        )
+    # without noise the bound is not needed: the exact ridge solution
+    exact = Ridge(solver="adassp", y_bound=None, epsilon=np.inf).fit(X, y)
+    assert exact.y_bound_ is None and np.isfinite(exact.coef_).all()
     with pytest.raises(ValueError, match="adassp"):
         LogisticRegression(solver="adassp", classes=[0, 1]).fit(X, y % 2)
 

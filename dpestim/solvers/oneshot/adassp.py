@@ -189,12 +189,13 @@ class AdaSSP(OneShotSolver):
             "rho": float(self.rho),
         }
 
-    def calibrate(self, epsilon, delta, plan, *, accountant):
-        """The noise multiplier; a private fit needs a bound on the targets.
+    @staticmethod
+    def _require_target_bound(plan):
+        """A private run needs a bound on the targets (refused without one).
 
-        Without one (``plan.target_bound`` None) the ``X^T Y`` release has
-        no sensitivity: refused. A non-private fit (``epsilon=inf``, no
-        calibration) adds no noise and needs none: the exact ridge solution.
+        Without ``plan.target_bound`` the ``X^T Y`` release has no
+        sensitivity. A non-private run (no noise: ``epsilon=inf`` or
+        ``noise_multiplier=0``) needs none: the exact ridge solution.
         """
         if plan.target_bound is None:
             raise ValueError(
@@ -202,6 +203,10 @@ class AdaSSP(OneShotSolver):
                 "y_bound (a range, or a number b for (-b, b)); y_bound=None is not "
                 "allowed with this solver (except at epsilon=inf)."
             )
+
+    def calibrate(self, epsilon, delta, plan, *, accountant):
+        """The noise multiplier (refused without a target bound)."""
+        self._require_target_bound(plan)
         return super().calibrate(epsilon, delta, plan, accountant=accountant)
 
     def eigenvalue_factor(self):
@@ -221,6 +226,8 @@ class AdaSSP(OneShotSolver):
         return s_ev, s_xx, noise_multiplier * B * float(plan.target_bound)
 
     def make_event(self, noise_multiplier, plan):
+        if noise_multiplier > 0:  # a fixed noise_multiplier is not calibrated
+            self._require_target_bound(plan)
         if noise_multiplier == 0:
             return NonPrivateDpEvent()
         g = GaussianDpEvent(noise_multiplier)
