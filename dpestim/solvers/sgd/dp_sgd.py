@@ -420,8 +420,8 @@ class DPSGD(BaseSolver):
     #: weights each clipped gradient by plan.class_weights (<= 1)
     supports_class_weight = True
     #: small n: the private row scale may take up to this share of epsilon
-    #: (35%; the squared loss 25%, ``squared_share_cap``: see _policy),
-    #: for every loss. (For a while the squared loss kept the default share:
+    #: (35%; the squared loss up to ``squared_share_cap``, 25%: see _policy).
+    #: (For a while the squared loss kept the default share:
     #: with a public ``y_bound`` only centred, diabetes fell to R^2 -0.05 at
     #: epsilon 1 with the raise. Since a public range is scaled to -+4 as the
     #: private one is, the raise is neutral on the loaders and removes the
