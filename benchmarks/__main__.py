@@ -195,6 +195,12 @@ ENTRIES = [
         ("--seeds", "3"),
     ),
     Entry(
+        "scd_epochs",
+        "utility/scd_epochs.py",
+        ("--seeds", "1", "--epsilons", "1", "--out", "/tmp/scd_epochs_quick"),
+        ("--seeds", "5"),
+    ),
+    Entry(
         "constant_predictors",
         "utility/constant_predictors.py",
         ("--seeds", "1", "--epsilons", "1", "--out", "/tmp/constant_quick.md"),
