@@ -75,8 +75,10 @@ def test_travel_batch_and_step():
         (750, 0.5, LOGISTIC, (11, 69)),  # 120 steps (2 tau = 110)
         (750, 0.5, SQUARED_HINGE, (11, 114)),  # 66 steps
         (331, 0.5, SQUARED, (11, 195)),  # diabetes: 18 steps; was 4 full-batch
-        (32561, 1.0, LOGISTIC, (10, 271)),  # Adult: the base batch (was 340)
-        (37311, 0.5, LOGISTIC, (10, 290)),  # w8a: noise 0.3 (was 679 at 0.1)
+        (32561, 1.0, LOGISTIC, (23, 271)),  # Adult: the base batch, its slack
+        (37311, 0.5, LOGISTIC, (12, 290)),  # w8a: noise 0.3 (was 679 at 0.1)
+        (37311, 2.0, LOGISTIC, (30, 290)),  # w8a: the slack capped at 30 epochs
+        (3390, 1.0, LOGISTIC, (10, 114)),  # Bank: the noise rule's batch
         (10_000, 1.0, MULTINOMIAL, (10, 358)),  # MNIST, 10 outputs: eps / sqrt(10)
         (10, 0.1, LOGISTIC, (1, 10)),  # tiny budget: full batch, 1 epoch
     ],
@@ -84,6 +86,30 @@ def test_travel_batch_and_step():
 def test_scd_plan_takes_enough_steps(n, eps, loss, plan):
     K = 10 if loss == MULTINOMIAL else 1
     assert _coordinate_policy.scd_plan(n, eps, 1e-5, loss=loss, n_outputs=K) == plan
+
+
+@pytest.mark.parametrize(
+    "n,eps",
+    [
+        (3390, 1.0),
+        (3390, 2.0),
+        *[(n, e) for n in (37311, 200_000) for e in (0.5, 1, 2, 8)],
+    ],
+)
+def test_scd_plan_spends_the_batch_floor_slack_on_epochs(n, eps):
+    """Where the batch floor binds, the epochs rise at the same batch until
+    the noise left on the coefficients reaches SCD_NOISE (or 30 epochs);
+    never above it, and never fewer than 10 epochs (cells of the noise
+    rule; the small-data travel rule is tested above)."""
+    E, B = _coordinate_policy.scd_plan(n, eps, 1e-5)
+    target = _coordinate_policy.SCD_NOISE
+    noise = E * math.sqrt(LOG_D) / (B * eps)  # see scd_plan
+    assert 10 <= E <= _coordinate_policy.SCD_MAX_EPOCHS
+    assert noise <= target * (1 + 1e-12)
+    if B > _policy.poisson_batch_size(n):  # the noise rule's batch: 10 epochs
+        assert E == 10
+    elif E < _coordinate_policy.SCD_MAX_EPOCHS:  # one more would cross it
+        assert (E + 1) * math.sqrt(LOG_D) / (B * eps) > target
 
 
 def _german_shaped(name, n=750, d=62):
