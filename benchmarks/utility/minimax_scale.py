@@ -17,11 +17,15 @@ regressor):
   70/30 split) as loaded and after ``StandardScaler``.
 
 ``StandardScaler`` is fitted on the training rows (non-private
-preprocessing, as a user may do it). Run it at two commits to compare rules.
+preprocessing, as a user may do it). ``--scales k ...`` multiplies every
+cell's features (training and test) by each ``k`` (the user's units; default
+1). Run it at two commits to compare rules.
 
 Usage::
 
     PYTHONPATH=. python benchmarks/utility/minimax_scale.py [--seeds 3] [--out FILE]
+    PYTHONPATH=. python benchmarks/utility/minimax_scale.py --epsilon inf \
+        --scales 0.01 1 100 --seeds 1 --out benchmarks/results/minimax_inf.md
 
 Writes ``benchmarks/results/minimax_scale.md`` (or ``--out``).
 """
@@ -106,27 +110,34 @@ def cells():
 def main():
     p = result_parser(__doc__, "minimax_scale.md", seeds=3)
     p.add_argument("--epsilon", type=float, default=1.0)
+    p.add_argument("--scales", nargs="+", type=float, default=[1.0])
     args = p.parse_args()
     lines = [
         f"Minimax estimators at their defaults, epsilon {args.epsilon:g}, median of "
         f"{args.seeds} seeds, code {args.commit or _commit()} "
-        "(benchmarks/utility/minimax_scale.py).",
+        "(benchmarks/utility/minimax_scale.py). `k`: the features multiplied by k.",
         "",
-        "| data | estimator | score | feature_scale_ (seed 0) |",
-        "|---|---|---|---|",
+        "| data | estimator | k | score | feature_scale_ (seed 0) |",
+        "|---|---|---|---|---|",
     ]
     for name, Est, X, y, groups, Xt, yt, kw in cells():
-        scores, scale = [], None
-        for seed in range(args.seeds):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                est = Est(epsilon=args.epsilon, groups=[0, 1], random_state=seed, **kw)
-                est.fit(X, y, sensitive_features=groups)
-            scores.append(est.score(Xt, yt))
-            scale = est.feature_scale_ if scale is None else scale
-        line = f"| {name} | {Est.__name__} | {np.median(scores):.4f} | {scale:.4g} |"
-        print(line, flush=True)
-        lines.append(line)
+        for k in args.scales:
+            scores, scale = [], None
+            for seed in range(args.seeds):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    est = Est(
+                        epsilon=args.epsilon, groups=[0, 1], random_state=seed, **kw
+                    )
+                    est.fit(X * k, y, sensitive_features=groups)
+                scores.append(est.score(Xt * k, yt))
+                scale = est.feature_scale_ if scale is None else scale
+            line = (
+                f"| {name} | {Est.__name__} | {k:g} | {np.median(scores):.4f} "
+                f"| {scale:.4g} |"
+            )
+            print(line, flush=True)
+            lines.append(line)
     write_table(args.out, lines)
 
 

@@ -77,8 +77,9 @@ class PrivateScalesMixin:
     """Private feature scale and target ranges of a fit (see the module)."""
 
     #: At ``epsilon = inf`` the row scale is read exactly (see
-    #: ``feature_scale``); the minimax estimators keep ``s = 1`` there.
-    _exact_rows_at_inf = True
+    #: ``feature_scale``), at this quantile of the row statistic: the median,
+    #: so that the non-private fit is the limit of the private ones.
+    _exact_row_quantile = 0.5
 
     def _estimated_targets(self, y):
         """How many targets' ranges the fit estimates privately (Ridge only)."""
@@ -145,7 +146,7 @@ class PrivateScalesMixin:
             # epsilon = inf: no mechanism; the row scale is read exactly, so
             # the non-private fit is the limit of the private ones (the same
             # "auto" units and alpha at any feature scale)
-            exact = rows and math.isinf(eps) and self._exact_rows_at_inf
+            exact = rows and math.isinf(eps)
             return _scales.ScalePlan(None, None, 0, {}, exact_rows=exact)
         return _scales.plan_estimates(
             float(eps),
@@ -179,11 +180,12 @@ class PrivateScalesMixin:
                 )
             target = target or _scales.ROW_NORM_TARGET
             statistic, what = self._row_statistic
-            s = _scales.private_row_scale(X, eps, rng, target, statistic)
+            q = self._exact_row_quantile if scale_plan.exact_rows else 0.5
+            s = _scales.private_row_scale(X, eps, rng, target, statistic, q)
             notes = {
                 "feature_scale": (
-                    f"{s:.6g} (median {what} / {target:.4g}, read from the "
-                    "data: epsilon = inf, not private)"
+                    f"{s:.6g} ({'median' if q == 0.5 else 'largest'} {what} / "
+                    f"{target:.4g}, read from the data: epsilon = inf, not private)"
                     if scale_plan.exact_rows
                     else f"{s:.6g} (private median {what} / {target:.4g}, "
                     f"epsilon {eps:.4g})"

@@ -463,7 +463,9 @@ def row_max_abs(X):
     return np.max(np.abs(X), axis=1).astype(np.float64, copy=False)
 
 
-def private_row_scale(X, epsilon, rng, target=ROW_NORM_TARGET, statistic=row_norms):
+def private_row_scale(
+    X, epsilon, rng, target=ROW_NORM_TARGET, statistic=row_norms, quantile=0.5
+):
     """``s`` such that rows ``x / s`` have median norm about ``target``.
 
     ``s = m / target`` with ``m`` an ``epsilon``-DP median of the row norms
@@ -474,9 +476,11 @@ def private_row_scale(X, epsilon, rng, target=ROW_NORM_TARGET, statistic=row_nor
     estimators, which clip each coordinate, :func:`row_max_abs`); one value
     per row either way, so the draw's sensitivity is the same.
     ``epsilon = inf`` (a non-private fit): the grid bin of the exact median
-    (the mechanism's limit).
+    (the mechanism's limit). ``quantile``: another quantile of the statistic
+    than the median (the minimax estimators' non-private fits read its
+    maximum, 1.0); the draw's sensitivity is 1 for any quantile.
     """
-    m = bin_quantile(statistic(X), 0.5, epsilon, positive_edges(), rng)
+    m = bin_quantile(statistic(X), quantile, epsilon, positive_edges(), rng)
     s = m / target
     # the target is a bin's midpoint: that bin means "leave the rows as they are"
     return 1.0 if abs(s - 1.0) < 1e-9 else s
