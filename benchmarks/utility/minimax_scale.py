@@ -124,18 +124,20 @@ def main():
         for k in args.scales:
             scores, scale = [], None
             for seed in range(args.seeds):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    est = Est(
-                        epsilon=args.epsilon, groups=[0, 1], random_state=seed, **kw
-                    )
-                    est.fit(X * k, y, sensitive_features=groups)
+                est = Est(epsilon=args.epsilon, groups=[0, 1], random_state=seed, **kw)
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        est.fit(X * k, y, sensitive_features=groups)
+                except ValueError as e:  # a diverged fit is a result too
+                    scores.append(np.nan)
+                    print(f"{name} x{k:g} seed {seed}: {e}", flush=True)
+                    continue
                 scores.append(est.score(Xt * k, yt))
                 scale = est.feature_scale_ if scale is None else scale
-            line = (
-                f"| {name} | {Est.__name__} | {k:g} | {np.median(scores):.4f} "
-                f"| {scale:.4g} |"
-            )
+            score = "diverged" if np.isnan(scores).any() else f"{np.median(scores):.4f}"
+            scale = "-" if scale is None else f"{scale:.4g}"
+            line = f"| {name} | {Est.__name__} | {k:g} | {score} | {scale} |"
             print(line, flush=True)
             lines.append(line)
     write_table(args.out, lines)

@@ -206,3 +206,32 @@ def test_row_scale_is_the_median_largest_coordinate_at_feature_bound():
         X, y, sensitive_features=a
     )
     assert reg.score(X, y) > 0.88
+
+
+def test_nonprivate_fit_is_the_same_at_any_feature_scale():
+    """``epsilon = inf``: ``s`` is the (grid bin of the) 90th percentile of
+    each row's largest ``|x_j|`` over ``feature_bound``, read exactly; the
+    fit is then the same at any feature scale (``s = 1`` before: ``X x
+    0.01`` fitted the majority class, ``X x 100`` was clipped to ``-+1``)."""
+    rng = np.random.default_rng(12)
+    n = 4000
+    X = rng.normal(size=(n, 5))
+    a = rng.integers(0, 2, n)
+    y = (X @ np.linspace(-1, 1.5, 5) + 0.3 * rng.normal(size=n) > 0).astype(int)
+    q90 = float(np.quantile(np.abs(X).max(axis=1), 0.9))
+    preds = []
+    for k in (1.0, 0.01, 100.0):
+        clf = MinimaxLogisticRegression(
+            epsilon=math.inf, classes=[0, 1], groups=[0, 1], random_state=0
+        ).fit(k * X, y, sensitive_features=a)
+        assert clf.feature_scale_ == pytest.approx(k * q90, rel=0.05)
+        assert "largest row max |x_j|" in clf.hyperparameters_["feature_scale"]
+        assert _em_events(clf.dp_event_) == []
+        preds.append(clf.predict(k * X))
+        assert clf.score(k * X, y) > 0.9
+    assert (preds[0] == preds[1]).mean() > 0.99 and (preds[0] == preds[2]).mean() > 0.99
+    # the regressor's features x 100 no longer clipped (nor diverge)
+    Xr, yr, ar = _regression(n=4000, seed=13)
+    for k in (0.01, 100.0):
+        reg = MinimaxRegressor(epsilon=math.inf, groups=[0, 1], random_state=0)
+        assert reg.fit(k * Xr, yr, sensitive_features=ar).score(k * Xr, yr) > 0.9
