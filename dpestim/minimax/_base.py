@@ -566,8 +566,11 @@ object, default="auto"
         (one exponential-mechanism draw from ``scale_share``; see "Private
         scales measured in fit" in the solvers guide), so that about half
         the rows have no coordinate clipped, for a private fit with ``n``
-        large enough, otherwise 1. A float is a public unit; ``None`` uses
-        ``X`` as given.
+        large enough, otherwise 1; at ``epsilon=inf`` (nothing private) the
+        exact 90th percentile of that statistic (a tenth of the rows have a
+        coordinate clipped), so the non-private fit is the same at any
+        feature scale. A float is a public unit; ``None`` uses ``X`` as
+        given.
     scale_share : float, default=0.05
         Share of ``epsilon`` spent on the private scale estimates (split
         equally between the draws; the rest goes to the proportions and the
