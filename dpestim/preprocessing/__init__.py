@@ -2,8 +2,6 @@
 
 - :class:`StandardScaler`: per-feature mean and variance by the Gaussian
   mechanism on features clipped to public bounds.
-- :class:`RobustScaler`: per-feature median and interquartile range by the
-  exponential mechanism on a public grid: no bounds needed.
 - :class:`RowNormClipper`: data-independent row-norm clipping (no cost).
 - :class:`PrivateRowNormClipper` and :func:`estimate_clip_norm`: a private
   quantile of the row norms (exponential mechanism), to clip rows or to set
@@ -16,12 +14,10 @@ a fitted pipeline.
 
 from ._norms import PrivateRowNormClipper, RowNormClipper, estimate_clip_norm
 from ._quantile import private_quantile
-from ._robust import RobustScaler
 from ._scaler import StandardScaler
 
 __all__ = [
     "PrivateRowNormClipper",
-    "RobustScaler",
     "RowNormClipper",
     "StandardScaler",
     "estimate_clip_norm",

@@ -2,12 +2,7 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from dpestim.preprocessing import (
-    PrivateRowNormClipper,
-    RobustScaler,
-    RowNormClipper,
-    StandardScaler,
-)
+from dpestim.preprocessing import PrivateRowNormClipper, RowNormClipper, StandardScaler
 
 
 @parametrize_with_checks(
@@ -15,7 +10,6 @@ from dpestim.preprocessing import (
         RowNormClipper(),
         PrivateRowNormClipper(random_state=0),
         StandardScaler(bounds=(-100, 100), epsilon=1.0, random_state=0),
-        RobustScaler(epsilon=1.0, random_state=0),
     ]
 )
 def test_sklearn_compatible(estimator, check):
