@@ -195,6 +195,12 @@ ENTRIES = [
         ("--seeds", "3"),
     ),
     Entry(
+        "dpgd_decay",
+        "utility/dpgd_decay.py",
+        ("--seeds", "1", "--epsilons", "1", "--out", "/tmp/dpgd_decay_quick"),
+        ("--seeds", "5"),
+    ),
+    Entry(
         "scd_epochs",
         "utility/scd_epochs.py",
         ("--seeds", "1", "--epsilons", "1", "--out", "/tmp/scd_epochs_quick"),

@@ -690,3 +690,32 @@ def test_path_is_released_iterates(Xy):
     assert clf.coef_path_.shape == (9, 1, 4)
     np.testing.assert_array_equal(clf.coef_path_[-1], clf.coef_)
     np.testing.assert_array_equal(clf.intercept_path_[-1], clf.intercept_)
+
+
+def test_dpgd_auto_steps_decay_where_the_short_run_factor_applies():
+    """A private classifier's "auto" plan of 10 to 99 iterations (its step
+    raised by the short-run factor) decays its steps linearly with mean
+    learning_rate; other plans keep constant steps."""
+    from dpestim.losses import LOGISTIC, SQUARED
+    from dpestim.solvers import DPGD
+
+    def resolved(T, eps=1.0, loss=LOGISTIC, lr="auto"):
+        solver = DPGD()
+        plan = erm_plan(5000, 5, 1, loss, alpha=1e-4, clip_norm=1.0,
+                        max_iter=T, batch_size="auto", learning_rate=lr)  # fmt: skip
+        plan, hp = solver.resolve_hyperparameters(plan, eps, 0.0)
+        return solver.schedule(plan)[0], plan.learning_rate, hp
+
+    steps, lr, hp = resolved(40)
+    assert hp["step schedule"].startswith("linear") and steps.shape == (40,)
+    assert steps.mean() == pytest.approx(lr, rel=1e-12)
+    assert np.all(np.diff(steps) < 0) and steps[-1] == pytest.approx(2 * lr / 41)
+    for T, kw in (
+        (40, {"lr": 5.0}),  # an explicit step
+        (9, {}),  # a short run: a few noisy gradients whose scale counts
+        (100, {}),  # no short-run factor
+        (40, {"loss": SQUARED}),  # the squared loss
+        (40, {"eps": math.inf}),  # non-private
+    ):
+        steps, lr, hp = resolved(T, **kw)
+        assert "step schedule" not in hp and np.all(steps == steps[0]), (T, kw)
