@@ -57,11 +57,13 @@ class DPGD(AcceleratedSolver):
         descent: Jain, Nagaraj and Netrapalli, COLT 2019). Longer runs take
         the family's step, which needs no settling (a 4% minority at 316
         iterations with ``class_weight="balanced"`` lost 8.6 points of
-        balanced accuracy with the decay). Measured at the
-        defaults, pure DP, 5 seeds (``benchmarks/utility/dpgd_decay.py``):
+        balanced accuracy with the decay). Measured at the defaults, pure
+        DP, 5 seeds, paired (``benchmarks/utility/dpgd_decay.py``):
         COMPAS LogisticRegression / LinearSVC +3.6 / +8.7 points at epsilon
-        0.5, +5.4 / +9.1 at 1; phishing +2.3 / +5.1 at 0.5; Adult within
-        -0.1 / +0.5. Shorter runs (a few noisy gradients whose scale counts:
+        0.5, +5.4 / +9.1 at 1, -0.6 / +0.1 at 2; phishing +2.3 / +5.1 at 0.5,
+        -0.65 to +0.33 at 1 and 2; Adult +2.7 / +4.8 at 0.1, +0.5 / +0.1 at
+        0.5; held out (Bank; California above its median) -1.1 to +4.1.
+        Shorter runs (a few noisy gradients whose scale counts:
         breast cancer at epsilon 2, 5 iterations, lost 2.8 points with the
         decay), the squared loss (no short-run factor; California lost up to
         3 points of R^2), an explicit ``learning_rate`` and non-private
