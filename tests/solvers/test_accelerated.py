@@ -699,8 +699,8 @@ def test_dpgd_auto_steps_decay_where_the_short_run_factor_applies():
     from dpestim.losses import LOGISTIC, SQUARED
     from dpestim.solvers import DPGD
 
-    def resolved(T, eps=1.0, loss=LOGISTIC, lr="auto"):
-        solver = DPGD()
+    def resolved(T, eps=1.0, loss=LOGISTIC, lr="auto", **solver_kw):
+        solver = DPGD(**solver_kw)
         plan = erm_plan(5000, 5, 1, loss, alpha=1e-4, clip_norm=1.0,
                         max_iter=T, batch_size="auto", learning_rate=lr)  # fmt: skip
         plan, hp = solver.resolve_hyperparameters(plan, eps, 0.0)
@@ -716,6 +716,7 @@ def test_dpgd_auto_steps_decay_where_the_short_run_factor_applies():
         (100, {}),  # no short-run factor
         (40, {"loss": SQUARED}),  # the squared loss
         (40, {"eps": math.inf}),  # non-private
+        (40, {"smoothness": 4.0}),  # the paper's step c / L (its reproduction)
     ):
         steps, lr, hp = resolved(T, **kw)
         assert "step schedule" not in hp and np.all(steps == steps[0]), (T, kw)

@@ -66,13 +66,15 @@ class DPGD(AcceleratedSolver):
         Shorter runs (a few noisy gradients whose scale counts:
         breast cancer at epsilon 2, 5 iterations, lost 2.8 points with the
         decay), the squared loss (no short-run factor; California lost up to
-        3 points of R^2), an explicit ``learning_rate`` and non-private
-        plans keep constant steps.
+        3 points of R^2), an explicit ``learning_rate`` (or ``smoothness``:
+        the paper's constant step ``step_scale / L``, as its reproduction
+        runs it) and non-private plans keep constant steps.
         """
         auto_lr = _policy.is_auto(plan.learning_rate)
         plan, resolved = super().resolve_hyperparameters(plan, epsilon, delta)
         self._auto_decay = bool(
             auto_lr
+            and self.smoothness is None  # the step is the estimator's, not L's
             and math.isfinite(epsilon)
             and plan.loss != SQUARED
             and self.decay_min_iter <= plan.max_iter < self.auto_travel_iter
