@@ -182,9 +182,10 @@ class PrivateScalesMixin:
             statistic, what = self._row_statistic
             q = self._exact_row_quantile if scale_plan.exact_rows else 0.5
             s = _scales.private_row_scale(X, eps, rng, target, statistic, q)
+            which = "median" if q == 0.5 else f"{100 * q:g}th percentile"
             notes = {
                 "feature_scale": (
-                    f"{s:.6g} ({'median' if q == 0.5 else 'largest'} {what} / "
+                    f"{s:.6g} ({which} {what} / "
                     f"{target:.4g}, read from the data: epsilon = inf, not private)"
                     if scale_plan.exact_rows
                     else f"{s:.6g} (private median {what} / {target:.4g}, "

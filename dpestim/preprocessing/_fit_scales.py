@@ -478,7 +478,7 @@ def private_row_scale(
     ``epsilon = inf`` (a non-private fit): the grid bin of the exact median
     (the mechanism's limit). ``quantile``: another quantile of the statistic
     than the median (the minimax estimators' non-private fits read its
-    maximum, 1.0); the draw's sensitivity is 1 for any quantile.
+    90th percentile); the draw's sensitivity is 1 for any quantile.
     """
     m = bin_quantile(statistic(X), quantile, epsilon, positive_edges(), rng)
     s = m / target

@@ -225,7 +225,7 @@ def test_nonprivate_fit_is_the_same_at_any_feature_scale():
             epsilon=math.inf, classes=[0, 1], groups=[0, 1], random_state=0
         ).fit(k * X, y, sensitive_features=a)
         assert clf.feature_scale_ == pytest.approx(k * q90, rel=0.05)
-        assert "largest row max |x_j|" in clf.hyperparameters_["feature_scale"]
+        assert "90th percentile row max |x_j|" in clf.hyperparameters_["feature_scale"]
         assert _em_events(clf.dp_event_) == []
         preds.append(clf.predict(k * X))
         assert clf.score(k * X, y) > 0.9

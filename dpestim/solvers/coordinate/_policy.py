@@ -57,8 +57,8 @@ def scd_plan(n_samples, epsilon, delta, epochs=MIN_EPOCHS, loss=LOGISTIC, n_outp
     SCD_NOISE epsilon L / sqrt(log(1 / delta))``, at most
     :data:`SCD_MAX_EPOCHS` (30). The extra steps were measured to help
     where the floor binds (``benchmarks/utility/scd_epochs.py``, 5 seeds:
-    w8a +0.6 / +0.7 point at epsilon 1 / 2, California ``Ridge`` +0.018 R^2 at
-    epsilon 2; Adult within 0.1 point); a larger batch at the same steps
+    w8a +0.6 / +0.7 point at epsilon 1 / 2, California ``Ridge`` +0.016 R^2 at
+    epsilon 2; Adult within 0.2 point); a larger batch at the same steps
     (more epochs through :data:`SCD_NOISE`) did not, since the curvature
     factor ``L`` damps each step as the batch grows.
 
