@@ -205,6 +205,29 @@ def write_table(out, lines):
     print(f"wrote {out}")
 
 
+def markdown_table(head, rows):
+    """A markdown table of ``head`` and ``rows`` (lists of strings)."""
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+
+
+def run_and_save(script, args, run, report):
+    """``run(args)``, timed; write ``args.out`` ``.json`` and ``.md``.
+
+    The JSON holds the records and ``meta`` (the command, wall and CPU
+    seconds); the markdown is ``report(records, command, cpu_s)``.
+    """
+    t0, c0 = time.time(), time.process_time()
+    records = run(args)
+    command = f"python benchmarks/utility/{script} " + " ".join(sys.argv[1:])
+    cpu_s = time.process_time() - c0
+    out = Path(args.out)
+    meta = dict(command=command, wall_s=time.time() - t0, cpu_s=cpu_s)
+    out.with_suffix(".json").write_text(json.dumps(dict(meta=meta, records=records)))
+    out.with_suffix(".md").write_text(report(records, command, cpu_s))
+    print("wrote", out.with_suffix(".md"))
+
+
 def result_parser(doc, out_name, seeds=3):
     """The argument parser of a small result-table script.
 

@@ -25,7 +25,6 @@ import argparse
 import json
 import math
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -33,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from defaults import RESULTS, load  # noqa: E402
+from defaults import RESULTS, load, markdown_table, run_and_save  # noqa: E402
 
 #: (dataset, split)
 DATASETS = [
@@ -100,11 +99,6 @@ def run(args):
     return records
 
 
-def _markdown(head, rows):
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
-
-
 def report(records, seeds, command, cpu_s):
     head = ["data", "split", "estimator", "eps", "iterations", "decaying", "constant"]
     head.append("change (points)")
@@ -129,7 +123,7 @@ def report(records, seeds, command, cpu_s):
             "(same iterations and mean step); `same plan` where the plan keeps "
             "constant steps (fewer than 10 iterations).",
             "",
-            _markdown(head, rows),
+            markdown_table(head, rows),
             "",
         ]
     )
@@ -141,15 +135,9 @@ def main():
     p.add_argument("--epsilons", nargs="+", type=float, default=[0.1, 0.5, 1.0, 2.0])
     p.add_argument("--out", default=str(RESULTS / "dpgd_decay"))
     args = p.parse_args()
-    t0, c0 = time.time(), time.process_time()
-    records = run(args)
-    command = "python benchmarks/utility/dpgd_decay.py " + " ".join(sys.argv[1:])
-    cpu_s = time.process_time() - c0
-    out = Path(args.out)
-    meta = dict(command=command, wall_s=time.time() - t0, cpu_s=cpu_s)
-    out.with_suffix(".json").write_text(json.dumps(dict(meta=meta, records=records)))
-    out.with_suffix(".md").write_text(report(records, args.seeds, command, cpu_s))
-    print("wrote", out.with_suffix(".md"))
+    run_and_save(
+        "dpgd_decay.py", args, run, lambda r, c, cpu: report(r, args.seeds, c, cpu)
+    )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ Writes ``benchmarks/results/scd_epochs.json`` and ``.md``.
 import argparse
 import json
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -31,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from defaults import RESULTS, load  # noqa: E402
+from defaults import RESULTS, load, markdown_table, run_and_save  # noqa: E402
 
 #: (dataset, estimators, split)
 DATASETS = [
@@ -85,11 +84,6 @@ def run(args):
     return records
 
 
-def _markdown(head, rows):
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
-
-
 def report(records, seeds, command, cpu_s):
     head = ["data", "split", "estimator", "eps", "plan epochs", "plan", "former"]
     head += ["change (points)", "constant: plan / former"]
@@ -116,7 +110,7 @@ def report(records, seeds, command, cpu_s):
             "the same batch, 10 epochs); a point is 0.01 R^2. `constant`: "
             "fits predicting one class for every test row, of the seeds.",
             "",
-            _markdown(head, rows),
+            markdown_table(head, rows),
             "",
         ]
     )
@@ -128,15 +122,9 @@ def main():
     p.add_argument("--epsilons", nargs="+", type=float, default=[0.5, 1.0, 2.0])
     p.add_argument("--out", default=str(RESULTS / "scd_epochs"))
     args = p.parse_args()
-    t0, c0 = time.time(), time.process_time()
-    records = run(args)
-    command = "python benchmarks/utility/scd_epochs.py " + " ".join(sys.argv[1:])
-    cpu_s = time.process_time() - c0
-    out = Path(args.out)
-    meta = dict(command=command, wall_s=time.time() - t0, cpu_s=cpu_s)
-    out.with_suffix(".json").write_text(json.dumps(dict(meta=meta, records=records)))
-    out.with_suffix(".md").write_text(report(records, args.seeds, command, cpu_s))
-    print("wrote", out.with_suffix(".md"))
+    run_and_save(
+        "scd_epochs.py", args, run, lambda r, c, cpu: report(r, args.seeds, c, cpu)
+    )
 
 
 if __name__ == "__main__":

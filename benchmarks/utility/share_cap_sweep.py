@@ -31,7 +31,6 @@ Writes ``benchmarks/results/share_cap_sweep.json`` and ``.md``.
 import argparse
 import json
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -39,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from defaults import RESULTS, load  # noqa: E402
+from defaults import RESULTS, load, markdown_table, run_and_save  # noqa: E402
 
 #: (dataset, epsilon, split): ``epsilon n`` between 102 and 204 (n = training rows).
 CELLS = [
@@ -110,11 +109,6 @@ def run(args):
     return records
 
 
-def _markdown(head, rows):
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
-
-
 def report(records, caps, command):
     head = ["data", "split", "eps", "solver", "k"]
     head += [f"cap {c:g} (scale?)" for c in caps]
@@ -149,11 +143,11 @@ def report(records, caps, command):
             "diabetes) over the seeds; in brackets whether the row scale was "
             "estimated at that cap. `k`: the loader's X multiplied by k.",
             "",
-            _markdown(head, rows),
+            markdown_table(head, rows),
             "",
             "## Mean over k of the medians / spread (max - min) over k",
             "",
-            _markdown(summary_head, summary),
+            markdown_table(summary_head, summary),
             "",
         ]
     )
@@ -165,18 +159,9 @@ def main():
     p.add_argument("--caps", nargs="+", type=float, default=[0.25, 0.35, 0.5])
     p.add_argument("--out", default=str(RESULTS / "share_cap_sweep"))
     args = p.parse_args()
-    t0, c0 = time.time(), time.process_time()
-    records = run(args)
-    command = "python benchmarks/utility/share_cap_sweep.py " + " ".join(sys.argv[1:])
-    out = Path(args.out)
-    meta = dict(
-        command=command,
-        wall_s=time.time() - t0,
-        cpu_s=time.process_time() - c0,
+    run_and_save(
+        "share_cap_sweep.py", args, run, lambda r, c, _: report(r, args.caps, c)
     )
-    out.with_suffix(".json").write_text(json.dumps(dict(meta=meta, records=records)))
-    out.with_suffix(".md").write_text(report(records, args.caps, command))
-    print("wrote", out.with_suffix(".md"))
 
 
 if __name__ == "__main__":
