@@ -35,7 +35,7 @@ def test_ridge_pick_does_not_depend_on_the_public_bounds_unit():
         (3000, 2.0, 1e-5, "adp-sgd"),
         (300, 0.5, 1e-5, "dp-sgd"),  # epsilon below 1
         (3001, 1.0, 1e-5, "dp-sgd"),  # larger n
-        (300, 1.0, 0.0, "dp-gd"),  # pure DP first
+        (300, 1.0, 0.0, "dp-nag"),  # pure DP first
     ],
 )
 def test_small_ridge_at_epsilon_one_picks_adp_sgd(n, epsilon, delta, expected):
@@ -92,7 +92,7 @@ def test_explicit_solver_unchanged_and_table_ends_with_a_default():
     assert (name, reason) == RULES[-1][1:]
     # the paper solvers that never won at their defaults are never picked
     picked = {rule[1] for rule in RULES}
-    assert picked == {"dp-gd", "dp-sgd", "adassp", "adp-sgd"}
+    assert picked == {"dp-nag", "dp-gd", "dp-sgd", "adassp", "adp-sgd"}
 
 
 # --- solver="auto" is the default (issue 26) ---------------------------------
@@ -144,7 +144,7 @@ def test_auto_never_picks_a_research_solver_and_they_stay_selectable():
     from dpestim.solvers.saddle import SADDLE_SOLVERS
 
     picked = {choose_solver(f)[0] for f in _all_facts()}
-    assert picked == {"dp-gd", "dp-sgd", "adassp"}
+    assert picked == {"dp-nag", "dp-gd", "dp-sgd", "adassp"}
     assert not picked & RESEARCH_ONLY and SADDLE_AUTO[0] not in RESEARCH_ONLY
     # every research solver is still a registry name
     assert RESEARCH_ONLY <= set(SOLVERS) | set(SADDLE_SOLVERS)
