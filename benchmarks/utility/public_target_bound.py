@@ -118,13 +118,21 @@ def main():
         help=f"tasks to run (default: diabetes, california, {', '.join(TASKS)}; "
         f"more: {', '.join(EXTRA_TASKS)})",
     )
+    p.add_argument(
+        "--delta",
+        type=float,
+        default=None,
+        help="the estimators' delta (default theirs, 1e-5; 0: pure DP)",
+    )
     args = p.parse_args()
     private = args.y_bound == "auto"
+    delta = {} if args.delta is None else {"delta": args.delta}
     lines = [
         f"R^2 on the test rows, median of {args.seeds} fit seeds, code "
         f"{args.commit or _commit()} "
         "(benchmarks/utility/public_target_bound.py"
         + (" --y-bound auto" if private else "")
+        + ("" if args.delta is None else f" --delta {args.delta:g}")
         + "); "
         + (
             "y_bound='auto' (the private range), the row sample drawn per seed."
@@ -163,6 +171,7 @@ def main():
                                 random_state=seed,
                                 y_bound="auto" if private else bound,
                                 solver=solver,
+                                **delta,
                             )
                             try:
                                 est.fit(X[rows], y[rows])
