@@ -68,7 +68,8 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
         ``"auto"``: 0.5 for the Poisson mini-batch solvers (smaller for a
         classifier on small data, whose run is lengthened to 200 steps), ``10 /
         clip_norm`` for dp-gd (classifiers take larger steps when the
-        budget allows few iterations); for the momentum methods, a private
+        budget allows few iterations, decaying linearly around that mean
+        over a run of 10-99 iterations); for the momentum methods, a private
         fit takes dp-gd's step times ``1 - beta = min(0.9, 4 / max_iter)``
         and sets the momentum ``beta`` to match (``0.3`` without noise);
         dp-scd does
@@ -82,7 +83,8 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
         :data:`dpestim.solvers.SOLVERS`) or a solver instance whose parameters
         can be searched as ``solver__<name>``. ``"auto"`` (the default):
         chosen by a public rule table (:mod:`dpestim.solvers._auto`):
-        ``"dp-gd"`` when ``delta=0`` (pure DP), ``"adassp"`` for a
+        ``"dp-nag"`` for a :class:`~dpestim.Ridge` with ``delta=0`` (pure
+        DP), ``"dp-gd"`` for a classifier with ``delta=0``, ``"adassp"`` for a
         :class:`~dpestim.Ridge` that is non-private (``epsilon=inf``; the
         exact ridge solution), ``"adp-sgd"`` for a private ``Ridge`` with
         ``n <= 3000`` and ``epsilon >= 1``, ``"dp-sgd"`` otherwise (blocked
@@ -182,8 +184,9 @@ default="auto"
         constant: the same optimum), so the solver's mechanism and
         ``DpEvent`` are those of the unweighted fit. Supported on in-memory
         ``X`` by the dp-sgd family (dp-sgd, dp-lssgd, adp-sgd, adp-adagrad),
-        the accelerated family (dp-gd, the ``delta=0`` default, with Laplace
-        or Gaussian noise; dp-hb, dp-nag, dp-masg and the "-opt" variants)
+        the accelerated family (dp-gd, the classifiers' ``delta=0``
+        default, with Laplace or Gaussian noise; dp-hb, dp-nag, dp-masg and
+        the "-opt" variants)
         and dual coordinate descent (dp-scd, seq-dp-scd); the other solvers
         (objective-perturbation, dp-smd-sco) raise ``ValueError``. The
         weights used (scikit-learn's scale) are ``class_weight_``."""
