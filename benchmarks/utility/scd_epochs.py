@@ -4,8 +4,9 @@ dp-scd's ``"auto"`` plan (:func:`~dpestim.solvers.coordinate._policy.scd_plan`)
 takes 10 epochs and the smallest batch that leaves noise ``SCD_NOISE`` on the
 coefficients, at least the Poisson rule's batch ``1.5 sqrt(n)``. Where that
 floor binds (large ``n`` or ``epsilon``) the noise left is below the target;
-the plan now spends the slack on epochs at the same batch (at most
-``SCD_MAX_EPOCHS``). This fits dp-scd at its defaults and, paired (same
+the plan now spends the slack on epochs at the same batch, and takes at
+least ``10 / (alpha n)`` epochs, the passes dual coordinate ascent needs
+(both at most ``SCD_MAX_EPOCHS``). This fits dp-scd at its defaults and, paired (same
 seeds) with ``SCD_MAX_EPOCHS`` set to 10: the former plan (the same batch,
 10 epochs). A cell where both plans agree is marked ``same plan``.
 
@@ -102,7 +103,7 @@ def report(records, seeds, command, cpu_s):
         rows.append(row)
     return "\n".join(
         [
-            "# dp-scd: the batch floor's slack spent on epochs",
+            "# dp-scd: the batch floor's slack and the dual's conditioning in epochs",
             "",
             f"Command: `{command}` ({seeds} seeds, paired; CPU {cpu_s:.0f} s). "
             "Median test accuracy (R^2 for california) of dp-scd at its "

@@ -112,6 +112,25 @@ def test_scd_plan_spends_the_batch_floor_slack_on_epochs(n, eps):
         assert (E + 1) * math.sqrt(LOG_D) / (B * eps) > target
 
 
+@pytest.mark.parametrize(
+    "n,eps,alpha,plan",
+    [
+        (3390, 1.0, 1e-4, (30, 114)),  # Bank: alpha n = 0.34, capped at 30
+        (3390, 1.0, 1e-3, (10, 114)),  # alpha n = 3.4: 10 epochs suffice
+        (4617, 1.0, 1e-4, (22, 114)),  # COMPAS's training rows
+        (3390, 1.0, None, (10, 114)),  # no alpha given: the former plan
+        (32561, 1.0, 1e-4, (23, 271)),  # Adult: the slack decides
+        (750, 1.0, 1e-4, (11, 41)),  # German: the travel rule, unchanged
+    ],
+)
+def test_scd_plan_takes_the_passes_the_dual_needs(n, eps, alpha, plan):
+    """Dual coordinate ascent needs about 1 + 1 / (alpha n) passes per e-fold:
+    the noise rule's plan takes at least 10 / (alpha n) epochs (at most 30)
+    at its batch; the small-data travel rule is left alone."""
+    got = _coordinate_policy.scd_plan(n, eps, 1e-5, alpha=alpha)
+    assert got == plan
+
+
 def _german_shaped(name, n=750, d=62):
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     X = rng.normal(size=(n, d)) / 2.0

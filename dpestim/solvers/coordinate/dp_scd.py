@@ -440,7 +440,9 @@ class DPSCD(BaseSolver):
         The noise dp-scd leaves on the coefficients falls with the batch
         (see that function): ``"auto"`` takes 10 epochs and the smallest
         expected batch ``L`` (also the curvature factor) that keeps it near
-        0.3 x ``clip_norm``, at least the Poisson rule's ``1.5 sqrt(n)``,
+        0.3 x ``clip_norm``, at least the Poisson rule's ``1.5 sqrt(n)``
+        (more epochs where that floor leaves less noise, and at least ``10 /
+        (alpha n)``, the passes the dual needs; at most 30),
         and at least ``min(200, 2 tau)`` steps on small data
         (:func:`~dpestim.solvers._policy.travel`);
         without noise, the Poisson rule (at least 100 epochs when the plan
@@ -449,7 +451,12 @@ class DPSCD(BaseSolver):
         reported.
         """
         E, B = _coordinate_policy.scd_plan(
-            plan.n_samples, epsilon, delta, loss=plan.loss, n_outputs=plan.n_outputs
+            plan.n_samples,
+            epsilon,
+            delta,
+            loss=plan.loss,
+            n_outputs=plan.n_outputs,
+            alpha=plan.alpha,
         )
         if not _policy.is_auto(plan.batch_size):
             B = plan.batch_size
