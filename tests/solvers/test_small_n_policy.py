@@ -119,6 +119,7 @@ def test_scd_plan_spends_the_batch_floor_slack_on_epochs(n, eps):
         (3390, 1.0, 1e-3, (10, 114)),  # alpha n = 3.4: 10 epochs suffice
         (4617, 1.0, 1e-4, (22, 114)),  # COMPAS's training rows
         (3390, 1.0, None, (10, 114)),  # no alpha given: the former plan
+        (3390, 1.0, 1e-320, (30, 114)),  # a subnormal alpha: capped, no overflow
         (32561, 1.0, 1e-4, (23, 271)),  # Adult: the slack decides
         (750, 1.0, 1e-4, (11, 41)),  # German: the travel rule, unchanged
     ],

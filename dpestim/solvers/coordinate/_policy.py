@@ -109,7 +109,7 @@ def scd_plan(
             slack = math.floor(SCD_NOISE * epsilon * B / math.sqrt(log_d))
             E = max(E, min(SCD_MAX_EPOCHS, slack))
         if alpha is not None and alpha > 0:  # the dual's conditioning
-            E = max(E, min(SCD_MAX_EPOCHS, math.ceil(epochs / (alpha * n))))
+            E = max(E, math.ceil(min(SCD_MAX_EPOCHS, epochs / (alpha * n))))
         return int(E), int(B)
     if steps >= epochs:
         B = min(n, max(base, math.ceil(epochs * n / steps)))
