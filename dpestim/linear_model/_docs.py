@@ -83,8 +83,10 @@ PRIVACY_PARAMS = """epsilon : float or None, default=1.0
         :data:`dpestim.solvers.SOLVERS`) or a solver instance whose parameters
         can be searched as ``solver__<name>``. ``"auto"`` (the default):
         chosen by a public rule table (:mod:`dpestim.solvers._auto`):
-        ``"dp-nag"`` for a :class:`~dpestim.Ridge` with ``delta=0`` (pure
-        DP), ``"dp-gd"`` for a classifier with ``delta=0``, ``"adassp"`` for a
+        ``"dp-nag"`` for :class:`~dpestim.Ridge` and
+        :class:`~dpestim.LinearSVC` with ``delta=0`` (pure DP), ``"dp-gd"``
+        for :class:`~dpestim.LogisticRegression` with ``delta=0``,
+        ``"adassp"`` for a
         :class:`~dpestim.Ridge` that is non-private (``epsilon=inf``; the
         exact ridge solution), ``"adp-sgd"`` for a private ``Ridge`` with
         ``n <= 3000`` and ``epsilon >= 1``, ``"dp-sgd"`` otherwise (blocked
@@ -184,9 +186,9 @@ default="auto"
         constant: the same optimum), so the solver's mechanism and
         ``DpEvent`` are those of the unweighted fit. Supported on in-memory
         ``X`` by the dp-sgd family (dp-sgd, dp-lssgd, adp-sgd, adp-adagrad),
-        the accelerated family (dp-gd, the classifiers' ``delta=0``
-        default, with Laplace or Gaussian noise; dp-hb, dp-nag, dp-masg and
-        the "-opt" variants)
+        the accelerated family (dp-gd, LogisticRegression's ``delta=0``
+        default, with Laplace or Gaussian noise; dp-nag, LinearSVC's; dp-hb,
+        dp-masg and the "-opt" variants)
         and dual coordinate descent (dp-scd, seq-dp-scd); the other solvers
         (objective-perturbation, dp-smd-sco) raise ``ValueError``. The
         weights used (scikit-learn's scale) are ``class_weight_``."""
