@@ -205,6 +205,19 @@ def write_table(out, lines):
     print(f"wrote {out}")
 
 
+def paired_cells(plan_scores, former_scores=None, digits=4):
+    """``[plan, former, change in points]`` medians, or ``same plan``.
+
+    ``former_scores`` ``None``: the former plan is the built one (its cells
+    read ``same plan`` and an empty change).
+    """
+    plan = float(np.median(plan_scores))
+    if former_scores is None:
+        return [f"{plan:.{digits}f}", "same plan", ""]
+    old = float(np.median(former_scores))
+    return [f"{plan:.{digits}f}", f"{old:.{digits}f}", f"{100 * (plan - old):+.2f}"]
+
+
 def markdown_table(head, rows):
     """A markdown table of ``head`` and ``rows`` (lists of strings)."""
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]

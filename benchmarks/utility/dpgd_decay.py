@@ -27,12 +27,13 @@ import math
 import sys
 import warnings
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from defaults import RESULTS, load, markdown_table, run_and_save  # noqa: E402
+from defaults import RESULTS, load, markdown_table, paired_cells, run_and_save  # noqa: E402
 
 #: (dataset, split)
 DATASETS = [
@@ -65,9 +66,8 @@ def _fits(est_name, data, eps, seeds, former=False):
     X, y, Xt, yt, load_kw = data
     classes = np.unique(np.concatenate([y, yt]))  # public, as in defaults.py
     scores, steps = [], None
-    built = DPGD.decay_min_iter
-    DPGD.decay_min_iter = math.inf if former else built
-    try:
+    min_iter = math.inf if former else DPGD.decay_min_iter
+    with mock.patch.object(DPGD, "decay_min_iter", min_iter):
         for seed in range(seeds):
             est = getattr(dpestim, est_name)(
                 epsilon=eps, delta=0.0, solver="dp-gd", random_state=seed,
@@ -79,8 +79,6 @@ def _fits(est_name, data, eps, seeds, former=False):
             scores.append(float(est.score(Xt, yt)))
             hp = est.hyperparameters_
             steps = (hp["max_iter"], "step schedule" in hp)
-    finally:
-        DPGD.decay_min_iter = built
     return dict(scores=scores, iterations=steps[0], decays=steps[1])
 
 
@@ -106,13 +104,9 @@ def report(records, seeds, command, cpu_s):
     for r in records:
         plan = r["plan"]
         row = [r["data"], r["split"], r["estimator"], f"{r['epsilon']:g}"]
-        row += [str(plan["iterations"]), f"{np.median(plan['scores']):.4f}"]
-        if "former" in r:
-            old = np.median(r["former"]["scores"])
-            row += [f"{old:.4f}", f"{100 * (np.median(plan['scores']) - old):+.2f}"]
-        else:
-            row += ["same plan", ""]
-        rows.append(row)
+        row.append(str(plan["iterations"]))
+        former = r.get("former")
+        rows.append(row + paired_cells(plan["scores"], former and former["scores"]))
     return "\n".join(
         [
             "# dp-gd: linearly decaying steps on private classifiers",

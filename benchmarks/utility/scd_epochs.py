@@ -26,12 +26,13 @@ import json
 import sys
 import warnings
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from defaults import RESULTS, load, markdown_table, run_and_save  # noqa: E402
+from defaults import RESULTS, load, markdown_table, paired_cells, run_and_save  # noqa: E402
 
 #: (dataset, estimators, split)
 DATASETS = [
@@ -50,9 +51,8 @@ def _fits(est_name, data, eps, seeds, former=False):
 
     X, y, Xt, yt, load_kw = data
     scores, constant, epochs = [], 0, None
-    built = _policy.SCD_MAX_EPOCHS
-    _policy.SCD_MAX_EPOCHS = _policy.MIN_EPOCHS if former else built
-    try:
+    cap = _policy.MIN_EPOCHS if former else _policy.SCD_MAX_EPOCHS
+    with mock.patch.object(_policy, "SCD_MAX_EPOCHS", cap):
         for seed in range(seeds):
             est = getattr(dpestim, est_name)(
                 epsilon=eps, solver="dp-scd", random_state=seed, **load_kw
@@ -64,8 +64,6 @@ def _fits(est_name, data, eps, seeds, former=False):
             if est_name != "Ridge":
                 constant += int(np.unique(est.predict(Xt)).size == 1)
             epochs = est.hyperparameters_["max_iter"]
-    finally:
-        _policy.SCD_MAX_EPOCHS = built
     return dict(scores=scores, constant=constant, epochs=epochs)
 
 
@@ -92,15 +90,11 @@ def report(records, seeds, command, cpu_s):
     for r in records:
         plan = r["plan"]
         row = [r["data"], r["split"], r["estimator"], f"{r['epsilon']:g}"]
-        row += [str(plan["epochs"]), f"{np.median(plan['scores']):.4f}"]
-        if "former" in r:
-            old = r["former"]
-            diff = 100 * (np.median(plan["scores"]) - np.median(old["scores"]))
-            row += [f"{np.median(old['scores']):.4f}", f"{diff:+.2f}"]
-            row.append(f"{plan['constant']} / {old['constant']}")
-        else:
-            row += ["same plan", "", f"{plan['constant']}"]
-        rows.append(row)
+        old = r.get("former")
+        row.append(str(plan["epochs"]))
+        row += paired_cells(plan["scores"], old and old["scores"])
+        constant = f"{plan['constant']}" + (f" / {old['constant']}" if old else "")
+        rows.append(row + [constant])
     return "\n".join(
         [
             "# dp-scd: the batch floor's slack and the dual's conditioning in epochs",

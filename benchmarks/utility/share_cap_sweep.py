@@ -32,7 +32,9 @@ import argparse
 import json
 import sys
 import warnings
+from contextlib import ExitStack
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 
@@ -71,12 +73,12 @@ def _fit_scores(name, eps, k, solver, seeds, cap):
     from dpestim.solvers import DPSGD, AcceleratedSolver
 
     X, y, Xt, yt, kw = _data(name)
-    built = DPSGD.scale_share_cap, DPSGD.squared_share_cap
     scores, shares = [], set()
-    # the cap of every loss (Ridge's own cap too)
-    for cls in (DPSGD, AcceleratedSolver):
-        cls.scale_share_cap = cls.squared_share_cap = cap
-    try:
+    with ExitStack() as patches:
+        # the cap of every loss (Ridge's own cap too), each restored on exit
+        for cls in (DPSGD, AcceleratedSolver):
+            for attr in ("scale_share_cap", "squared_share_cap"):
+                patches.enter_context(mock.patch.object(cls, attr, cap))
         for seed in range(seeds):
             params = dict(epsilon=eps, random_state=seed, solver=solver, **kw)
             if solver == "dp-gd":
@@ -87,9 +89,6 @@ def _fit_scores(name, eps, k, solver, seeds, cap):
                 est.fit(X * k, y)
             scores.append(float(est.score(Xt * k, yt)))
             shares.add(est.hyperparameters_["feature_scale"].startswith("not"))
-    finally:
-        for cls in (DPSGD, AcceleratedSolver):
-            cls.scale_share_cap, cls.squared_share_cap = built
     return scores, "no" if shares == {True} else "yes" if shares == {False} else "mixed"
 
 
