@@ -34,14 +34,21 @@ class PrivacyBudgetWarning(UserWarning):
 
 
 class UtilityWarning(UserWarning):
-    """The planned private fit is unlikely to learn a useful model.
+    """The private fit is unlikely to be, or was measured not to be, useful.
 
-    Raised from public quantities only (the plan: ``n``, ``d``, ``epsilon``,
-    ``delta``, the hyperparameters, the calibrated noise), never from the
-    data, for instance when the noise added to a step dwarfs the largest
-    clipped signal, or when an explicit ``max_iter`` gives a number of steps
-    far from the ``"auto"`` policy's. The message names the parameter to
-    change.
+    Two sources, neither reading the data outside a DP mechanism:
+
+    * public quantities (the plan: ``n``, ``d``, ``epsilon``, ``delta``, the
+      hyperparameters, the calibrated noise, released class proportions),
+      for instance when the noise added to a step dwarfs the largest clipped
+      signal, or when an explicit ``max_iter`` gives a number of steps far
+      from the ``"auto"`` policy's; the message names the parameter to
+      change;
+    * a private classifier's utility check (``utility_check="auto"``, on by
+      default): a Laplace release, inside the fit's ``epsilon``, of the
+      model's training accuracy minus the majority-class rate (``lift_``);
+      it fires below 1 point and then carries the public diagnosis, which
+      is otherwise not given.
     """
 
 

@@ -69,16 +69,24 @@ few = Ridge(epsilon=1.0, random_state=0).fit(X[:400], price[:400])
 print("400 rows, no bound:", few.hyperparameters_["y_bound"])
 print(f"R^2 {few.score(X[:400], price[:400]):.3f}")
 
-# -- 4. imbalanced classes: the released proportions warn ------------------------
+# -- 4. imbalanced classes, and the private utility check ------------------------
 # With 97% of the rows in one class, accuracy can exceed the majority rate by at
-# most 3 points; the fit's private class counts (class_prior_) say so in a
-# UtilityWarning (post-processing of their release), and class_weight="balanced"
-# weights the classes from the same counts.
+# most 3 points. After the fit, a private check (utility_check="auto": one
+# Laplace count, at most 5% of epsilon, counted in the guarantee) releases the
+# model's training accuracy minus the majority-class rate as lift_; a
+# UtilityWarning fires when it is below 1 point, giving the plan's public
+# diagnosis (here: the released class proportions) as the likely reason.
+# class_weight="balanced" weights the classes from the private class counts.
 rare = (X[:, 0] > 1.9).astype(int)  # about 3% positives
 clf = LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)
 clf.fit(X, rare)
 print("released class proportions:", np.round(clf.class_prior_, 3))
-print([w for w in clf.privacy_report().warnings if "in one class" in w])
+print(f"private lift over the majority class: {clf.lift_:+.3f}")
+print([w for w in clf.privacy_report().warnings if "majority" in w])
+noise = (np.random.default_rng(1).random(X.shape[0]) < 0.2).astype(int)
+useless = LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)
+useless.fit(X, noise)  # labels independent of X: no better than a constant
+print(f"labels unrelated to X: lift {useless.lift_:+.3f}")
 
 # -- 5. columns on very different scales: standardise them privately -----------
 # The private row scale is one number for the whole row. When one column is

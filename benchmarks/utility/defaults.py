@@ -62,7 +62,8 @@ SCHEMA = """{"meta": {...}, "records": [{"estimator", "solver" (registry name,
 axis: "loader"), "commit" (the
 code's commit; absent on the first session's records), "utility_warning"
 (bool: a UtilityWarning fired during the fit; absent on
-records written before it was added and on the baselines), "picked" (solver
+records written before it was added and on the baselines), "lift" (the
+classifiers' private utility check, ``lift_``, when it ran), "picked" (solver
 "auto" only: the registry name its rule chose)}]}"""
 
 EPSILONS = [0.1, 0.5, 1.0, 2.0, math.inf]
@@ -506,6 +507,8 @@ def _run_features(args, dataset, prep, data, solvers, ctx):
                         fit_cpu_s=time.process_time() - t,
                         commit=commit,
                     )
+                    if getattr(est, "lift_", None) is not None:
+                        rec["lift"] = est.lift_
                     if solver == AUTO and hasattr(est, "solver_"):
                         rec["picked"] = est.solver_.name
                     if math.isinf(eps) and np.isfinite(score):

@@ -264,6 +264,8 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         # The policy step: private scales the "auto" rules need (public plan,
         # charged before any of them reads the data).
         scale_plan = self._plan_scales(n, y, blocked is not None, solver)
+        # classifiers: a private check of the fit's accuracy, after it
+        scale_plan.check_epsilon = self._plan_check(n, blocked is not None, solver)
         scale_events = scale_plan.events()
         if scale_events:
             charge_fit(
@@ -357,11 +359,13 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
             delta=solver.guarantee_delta(self.delta),
         )
         n_steps = solver.n_steps(plan)
-        for message in [
+        diagnosis = [
             *solver.utility_warnings(plan, nm),
             *(balance.warnings if balance is not None else ()),
-        ]:
-            self._warn(message, UtilityWarning)
+        ]
+        if scale_plan.check_epsilon is None:
+            for message in diagnosis:
+                self._warn(message, UtilityWarning)
         if self.verbose:
             print(plan_line(self, solver, plan, n_steps, nm, epsilon), flush=True)
         with fit_progress(self.verbose, n_steps, f"{solver.name} fit"):
@@ -410,6 +414,17 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
             if name == "coef_path_" and row_scale != 1.0:
                 value = value / row_scale  # iterates in the user's units too
             setattr(self, name, value)
+        if scale_plan.check_epsilon is not None:
+            # the public diagnosis is given only with a measured failure
+            for message in self._utility_check(
+                X_given,
+                Y,
+                scale_plan.check_epsilon,
+                solver.neighbouring,
+                rng,
+                diagnosis,
+            ):
+                self._warn(message, UtilityWarning)
         self._report = PrivacyReport(
             estimator=type(self).__name__,
             solver=solver.name,
@@ -438,6 +453,10 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
 
     def _class_balance(self, Y, scale_plan, rng, solver):
         """The classifiers' class prior and weights (``None`` here)."""
+        return None
+
+    def _plan_check(self, n, blocked, solver):
+        """Epsilon of the classifiers' utility check (``None`` here)."""
         return None
 
     def _set_coef(self, coef, intercept):

@@ -13,11 +13,14 @@ from ..preprocessing import _fit_scales
 from ..utils import check_label_values
 from ._base import BaseDPLinearModel
 from ._class_balance import ClassBalanceMixin
+from ._utility_check import UtilityCheckMixin
 
 __all__ = ["BaseDPLinearClassifier"]
 
 
-class BaseDPLinearClassifier(ClassBalanceMixin, ClassifierMixin, BaseDPLinearModel):
+class BaseDPLinearClassifier(
+    UtilityCheckMixin, ClassBalanceMixin, ClassifierMixin, BaseDPLinearModel
+):
     """Private linear classifier: label set handling and prediction."""
 
     _parameter_constraints = {
@@ -30,6 +33,11 @@ class BaseDPLinearClassifier(ClassBalanceMixin, ClassifierMixin, BaseDPLinearMod
         ],
         "class_prior": [StrOptions({"auto"}), "array-like", None],
         "class_weight": [StrOptions({"balanced"}), dict, None],
+        "utility_check": [
+            StrOptions({"auto"}),
+            Interval(Real, 0, 1, closed="neither"),
+            None,
+        ],
     }
     _validate_kwargs = {}
 
@@ -55,6 +63,7 @@ class BaseDPLinearClassifier(ClassBalanceMixin, ClassifierMixin, BaseDPLinearMod
         scale_share=0.05,
         class_prior="auto",
         class_weight=None,
+        utility_check="auto",
     ):
         super().__init__(
             epsilon=epsilon,
@@ -77,6 +86,7 @@ class BaseDPLinearClassifier(ClassBalanceMixin, ClassifierMixin, BaseDPLinearMod
         self.coef_bound = coef_bound
         self.class_prior = class_prior
         self.class_weight = class_weight
+        self.utility_check = utility_check
 
     def _loss_at_zero(self, n_outputs):
         """Mean loss of the zero model (public: the loss and the outputs)."""

@@ -191,7 +191,28 @@ default="auto"
         dp-masg and the "-opt" variants)
         and dual coordinate descent (dp-scd, seq-dp-scd); the other solvers
         (objective-perturbation, dp-smd-sco) raise ``ValueError``. The
-        weights used (scikit-learn's scale) are ``class_weight_``."""
+        weights used (scikit-learn's scale) are ``class_weight_``.
+    utility_check : "auto", float in (0, 1) or None, default="auto"
+        A private check, after the fit, that the model predicts better than
+        the majority class: one Laplace release of the released model's
+        correct predictions on the training rows minus the largest class
+        count (sensitivity 1 add/remove, 2 replace-one), divided by ``n``
+        into ``lift_``. A :class:`~dpestim.UtilityWarning` fires when
+        ``lift_`` is below 1 point, with the plan's public diagnosis, if
+        any, as the likely reason (those public warnings are otherwise not
+        given: no public quantity tells a useless fit from a good one, and
+        alone they were wrong about half the time). ``"auto"``: the check
+        spends the share of ``epsilon`` that gives ``lift_`` a Laplace
+        scale of half a point, ``200 / (n epsilon)`` of it (add/remove;
+        twice that replace-one: 0.5% at ``n epsilon = 40,000``), at most 5%. A
+        float: that largest share. The check's epsilon is reserved before
+        the fit (the solver is calibrated for the rest: ``epsilon_`` never
+        exceeds ``epsilon``) and is part of ``dp_event_`` and of
+        :meth:`privacy_report`. It runs for a private fit with ``epsilon``
+        given, in-memory ``X`` and no ``class_weight`` (a weighted fit is
+        not judged by its accuracy); otherwise the public warnings are given
+        as before. ``None``: no check (the fit of earlier versions, bit for
+        bit)."""
 
 COEF_BOUND_PARAM = """coef_bound : float, "auto" or None, default="auto"
         Public radius of the coefficients: after fitting, ``coef_`` (all
@@ -254,4 +275,8 @@ CLASS_PRIOR_ATTRIBUTE = """class_prior_ : ndarray of shape (n_classes,) or None
     class_weight_ : ndarray of shape (n_classes,) or None
         One weight per class of ``classes_`` (scikit-learn's scale): the
         given dict, or ``"balanced"`` computed from the released (DP) class
-        counts; ``None`` without ``class_weight``."""
+        counts; ``None`` without ``class_weight``.
+    lift_ : float or None
+        The utility check's release (see ``utility_check``): training
+        accuracy minus the majority-class rate, plus Laplace noise (a DP
+        release, covered by the guarantee); ``None`` when no check ran."""

@@ -49,6 +49,7 @@ class LinearSVC(BaseDPLinearClassifier):
         scale_share=0.05,
         class_prior="auto",
         class_weight=None,
+        utility_check="auto",
     ):
         super().__init__(
             epsilon=epsilon,
@@ -70,6 +71,7 @@ class LinearSVC(BaseDPLinearClassifier):
             scale_share=scale_share,
             class_prior=class_prior,
             class_weight=class_weight,
+            utility_check=utility_check,
         )
         self.loss = loss
 

@@ -179,6 +179,9 @@ class ScalePlan:
     exact_rows : bool
         A non-private fit (``epsilon = inf``) whose row scale is read from
         the data, exactly (the private median's limit; no event).
+    check_epsilon : float or None
+        Epsilon of a classifier's utility check (one Laplace count, run after
+        the solver: :mod:`dpestim.linear_model._utility_check`), or ``None``.
     """
 
     def __init__(
@@ -198,9 +201,10 @@ class ScalePlan:
         self.notes = notes
         self.class_epsilon = class_epsilon
         self.centre_stages = int(centre_stages)
+        self.check_epsilon = None
 
     def events(self):
-        """The events of every draw, in the order they run."""
+        """The events of every draw, in the order they run (the check last)."""
         out = []
         if self.row_epsilon is not None:
             out.append(ExponentialMechanismDpEvent(self.row_epsilon))
@@ -211,6 +215,8 @@ class ScalePlan:
         if self.class_epsilon is not None:
             # scale (L1 sensitivity) / class_epsilon: noise multiplier 1 / eps
             out.append(dp_accounting.LaplaceDpEvent(1.0 / self.class_epsilon))
+        if self.check_epsilon is not None:
+            out.append(dp_accounting.LaplaceDpEvent(1.0 / self.check_epsilon))
         return out
 
     @property
@@ -588,7 +594,11 @@ def estimates_line(plan, epsilon):
     if not events:
         return ""
     spent = plan.epsilon
-    n_em = len(events) - (plan.class_epsilon is not None)
+    n_em = (
+        len(events)
+        - (plan.class_epsilon is not None)
+        - (plan.check_epsilon is not None)
+    )
     parts = []
     if n_em:
         em_eps = plan.row_epsilon
@@ -600,6 +610,12 @@ def estimates_line(plan, epsilon):
         parts.append(
             f"a Laplace histogram of the class counts of epsilon "
             f"{plan.class_epsilon:.4g} (L1 sensitivity 1 add/remove, 2 replace-one)"
+        )
+    if plan.check_epsilon is not None:
+        parts.append(
+            "a Laplace count of the training accuracy's lift over the majority "
+            f"class (the utility check, after the fit) of epsilon "
+            f"{plan.check_epsilon:.4g} (sensitivity 1 add/remove, 2 replace-one)"
         )
     return (
         f"{' and '.join(parts)} (pure DP, both relations), {spent:.4g} "

@@ -226,9 +226,9 @@ def test_plan_raises_the_share_and_drops_the_histogram_first():
 @pytest.mark.parametrize("solver", ["dp-sgd", "dp-gd"])
 def test_small_n_fit_estimates_the_row_scale_inside_epsilon(solver):
     X, y = _classification(n=426, d=8)
-    est = LogisticRegression(classes=[0, 1], solver=solver, random_state=1).fit(
-        X * 0.01, y
-    )
+    est = LogisticRegression(
+        utility_check=None, classes=[0, 1], solver=solver, random_state=1
+    ).fit(X * 0.01, y)
     assert est.feature_scale_ < 0.1  # estimated (about 0.01)
     assert isinstance(est.dp_event_, ComposedDpEvent)
     first = est.dp_event_.events[0]

@@ -140,7 +140,9 @@ def test_auto_depends_on_public_quantities():
 
 def test_utility_warning_names_the_parameter():
     X, y = _data(6, n=200)
-    est = LogisticRegression(epsilon=0.05, batch_size=4, classes=[0, 1], random_state=0)
+    est = LogisticRegression(
+        utility_check=None, epsilon=0.05, batch_size=4, classes=[0, 1], random_state=0
+    )
     with pytest.warns(UtilityWarning, match="batch_size"):
         est.fit(X, y)
     assert any("UtilityWarning" in w for w in est.privacy_report().warnings)
@@ -337,6 +339,7 @@ def test_seq_dp_scd_auto_plan_is_batch_one_with_a_public_dual_clip():
     # run's noise multiplier is then the one the rule saw (with the default
     # scale estimate the run is calibrated for the 95% left)
     est = LogisticRegression(
+        utility_check=None,
         solver="seq-dp-scd",
         epsilon=1.0,
         classes=[0, 1],
@@ -357,11 +360,18 @@ def test_seq_dp_scd_auto_plan_is_batch_one_with_a_public_dual_clip():
     )
     # the other clip modes keep DPSCD's rule; an explicit learning rate is C
     rel = LogisticRegression(
-        solver=SeqDPSCD(clip_mode="relative"), epsilon=1.0, classes=[0, 1]
+        utility_check=None,
+        solver=SeqDPSCD(clip_mode="relative"),
+        epsilon=1.0,
+        classes=[0, 1],
     ).fit(X, y)
     assert rel.batch_size_ > 1
     lr = LogisticRegression(
-        solver="seq-dp-scd", epsilon=1.0, learning_rate=1e-3, classes=[0, 1]
+        utility_check=None,
+        solver="seq-dp-scd",
+        epsilon=1.0,
+        learning_rate=1e-3,
+        classes=[0, 1],
     ).fit(X, y)
     assert lr.learning_rate_ == 1e-3
     assert lr.noise_std_ == pytest.approx(lr.noise_multiplier_ * 2e-3 * math.sqrt(2))
@@ -456,7 +466,11 @@ def test_dp_smd_sco_warns_only_when_the_run_cannot_leave_the_centre():
     privacy cap) against ``3 ln(2 K p)``; no Gaussian-noise warning."""
     X, y, _, _ = _separable("smd", 6400, 6)
     est = LogisticRegression(
-        solver="dp-smd-sco", epsilon=1.0, classes=[0, 1], random_state=0
+        utility_check=None,
+        solver="dp-smd-sco",
+        epsilon=1.0,
+        classes=[0, 1],
+        random_state=0,
     )
     with pytest.warns(UtilityWarning, match="solver='dp-sgd'") as record:
         est.fit(X, y)
@@ -472,7 +486,11 @@ def test_dp_smd_sco_warns_only_when_the_run_cannot_leave_the_centre():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UtilityWarning)
         LogisticRegression(
-            solver="dp-smd-sco", epsilon=50.0, classes=[0, 1], random_state=0
+            utility_check=None,
+            solver="dp-smd-sco",
+            epsilon=50.0,
+            classes=[0, 1],
+            random_state=0,
         ).fit(X, y)
 
 
@@ -484,6 +502,7 @@ def test_dp_smd_sco_private_event_is_unchanged_for_explicit_parameters():
     X, y, _, _ = _separable("smd-event", 4000, 5)
     kw = dict(l1_radius=3.0, max_iter=40, n_vertex_samples=2, n_output_samples=64)
     est = LogisticRegression(
+        utility_check=None,
         solver=DPSMDSCO(**kw), epsilon=1.0, delta=1e-5, classes=[0, 1],
         random_state=0, feature_scale=None,
     ).fit(X, y)  # fmt: skip
@@ -708,10 +727,17 @@ def test_warns_when_the_budget_affords_few_iterations(solver):
     X, y, _, _ = _separable(f"few-{solver}", 15000, 60)
     # feature_scale=None: the row scale would take 11.8% of epsilon here
     small = LogisticRegression(
-        solver=solver, epsilon=0.5, classes=[0, 1], class_prior=None, feature_scale=None
+        utility_check=None,
+        solver=solver,
+        epsilon=0.5,
+        classes=[0, 1],
+        class_prior=None,
+        feature_scale=None,
     )
     with pytest.warns(UtilityWarning, match="epsilon affords only about 1.7"):
         small.fit(X[:750], y[:750])
     with warnings.catch_warnings():
         warnings.simplefilter("error", UtilityWarning)
-        LogisticRegression(solver=solver, epsilon=0.5, classes=[0, 1]).fit(X, y)
+        LogisticRegression(
+            utility_check=None, solver=solver, epsilon=0.5, classes=[0, 1]
+        ).fit(X, y)

@@ -104,7 +104,9 @@ def test_histogram_dropped_when_too_noisy():
     req = S.plan_estimates(1.0, 300, classes_required=True, **kw)
     assert req.class_epsilon == pytest.approx(0.05)
     X, y = _imbalanced(n=300)
-    clf = LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    clf = LogisticRegression(
+        utility_check=None, epsilon=1.0, classes=[0, 1], random_state=0
+    ).fit(X, y)
     assert not _laplace_leaves(clf.dp_event_) and clf.class_prior_ is None
     assert "not estimated" in clf.hyperparameters_["class_prior"]
 
@@ -114,7 +116,9 @@ def test_histogram_dropped_when_too_noisy():
 
 def test_histogram_event_in_dp_event_and_report():
     X, y = _imbalanced()
-    clf = LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    clf = LogisticRegression(
+        utility_check=None, epsilon=1.0, classes=[0, 1], random_state=0
+    ).fit(X, y)
     leaves = _laplace_leaves(clf.dp_event_)
     assert leaves == [dp_accounting.LaplaceDpEvent(1.0 / 0.025)]
     report = clf.privacy_report()
@@ -175,8 +179,10 @@ def test_public_prior_keeps_the_solver_event():
     """A given (public) prior costs nothing: same event and epsilon as none."""
     X, y = _imbalanced(n=3000)
     kw = dict(epsilon=1.0, classes=[0, 1], random_state=0)
-    none = LogisticRegression(class_prior=None, **kw).fit(X, y)
-    given = LogisticRegression(class_prior=[0.9, 0.1], **kw).fit(X, y)
+    none = LogisticRegression(utility_check=None, class_prior=None, **kw).fit(X, y)
+    given = LogisticRegression(utility_check=None, class_prior=[0.9, 0.1], **kw).fit(
+        X, y
+    )
     assert given.dp_event_ == none.dp_event_
     assert given.epsilon_ == none.epsilon_
     assert not _laplace_leaves(none.dp_event_)
@@ -188,12 +194,16 @@ def test_public_prior_keeps_the_solver_event():
 def test_solvers_without_initial_point_estimate_nothing(solver):
     X, y = _imbalanced(n=3000)
     kw = dict(epsilon=1.0, classes=[0, 1], random_state=0, solver=solver)
-    auto = LinearSVC(**kw).fit(X, y) if solver != "objective-perturbation" else None
+    auto = (
+        LinearSVC(utility_check=None, **kw).fit(X, y)
+        if solver != "objective-perturbation"
+        else None
+    )
     if auto is None:
-        auto = LogisticRegression(**kw).fit(X, y)
-        off = LogisticRegression(class_prior=None, **kw).fit(X, y)
+        auto = LogisticRegression(utility_check=None, **kw).fit(X, y)
+        off = LogisticRegression(utility_check=None, class_prior=None, **kw).fit(X, y)
     else:
-        off = LinearSVC(class_prior=None, **kw).fit(X, y)
+        off = LinearSVC(utility_check=None, class_prior=None, **kw).fit(X, y)
     assert not _laplace_leaves(auto.dp_event_)
     assert auto.dp_event_ == off.dp_event_
     assert auto.class_prior_ is None
@@ -567,7 +577,7 @@ def test_class_weight_keeps_the_solver_event(solver, delta, Est):
     X, y = _imbalanced(n=3000)
     kw = dict(
         epsilon=1.0, delta=delta, classes=[0, 1], random_state=0, class_prior=None,
-        solver=solver,
+        solver=solver, utility_check=None,  # a weighted fit runs no check
     )  # fmt: skip
     none = Est(**kw).fit(X, y)
     weighted = Est(class_weight={0: 1.0, 1: 7.0}, **kw).fit(X, y)
@@ -708,7 +718,9 @@ def test_imbalance_warning_reads_only_the_release(monkeypatch):
         "private_class_counts",
         lambda codes, K, *a, **k: np.full(K, len(codes) / K),
     )
-    msgs = _utility_messages(LogisticRegression(epsilon=1.0, random_state=0), X, y)
+    msgs = _utility_messages(
+        LogisticRegression(utility_check=None, epsilon=1.0, random_state=0), X, y
+    )
     assert not [m for m in msgs if "in one class" in m]
     monkeypatch.setattr(
         CB._scales,
@@ -716,7 +728,9 @@ def test_imbalance_warning_reads_only_the_release(monkeypatch):
         lambda codes, K, *a, **k: np.array([0.99, 0.01]) * len(codes),
     )
     X, y = _imbalanced(rate=0.3)
-    msgs = _utility_messages(LogisticRegression(epsilon=1.0, random_state=0), X, y)
+    msgs = _utility_messages(
+        LogisticRegression(utility_check=None, epsilon=1.0, random_state=0), X, y
+    )
     assert [m for m in msgs if "99.0% in one class" in m]
 
 

@@ -41,14 +41,16 @@ def test_given_label_set_does_not_warn_and_allows_absent_class(Xy):
     X, y = Xy
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        clf = LogisticRegression(classes=[0, 1, 2], random_state=0).fit(X, y)
+        clf = LogisticRegression(
+            utility_check=None, classes=[0, 1, 2], random_state=0
+        ).fit(X, y)
         # one class only: the one warning is the released proportions' own
         # (epsilon 2: at 1,000 rows and epsilon 1 the row scale alone is
         # affordable and the class histogram is not estimated)
         with pytest.warns(UtilityWarning, match="in one class"):
-            LinearSVC(classes=[0, 1], epsilon=2.0, random_state=0).fit(
-                X, np.zeros_like(y)
-            )
+            LinearSVC(
+                utility_check=None, classes=[0, 1], epsilon=2.0, random_state=0
+            ).fit(X, np.zeros_like(y))
     np.testing.assert_array_equal(clf.classes_, [0, 1, 2])
     assert clf.coef_.shape == (3, 4)
     # only the flag of the integer seed (random_state=0) remains
@@ -61,6 +63,7 @@ def test_given_label_set_does_not_warn_and_allows_absent_class(Xy):
 def test_calibrated_fit_meets_budget(Xy, epsilon, accountant):
     X, y = Xy
     clf = LogisticRegression(
+        utility_check=None,
         epsilon=epsilon,
         delta=1e-5,
         classes=[0, 1],

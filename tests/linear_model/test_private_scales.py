@@ -126,7 +126,9 @@ def test_one_stage_range_covers_an_offset_target(monkeypatch):
 
 def test_budget_share_is_inside_the_request_and_composed():
     X, y = _classification()
-    clf = LogisticRegression(classes=[0, 1], random_state=0).fit(X, y)
+    clf = LogisticRegression(utility_check=None, classes=[0, 1], random_state=0).fit(
+        X, y
+    )
     assert clf.epsilon_ <= 1.0
     assert isinstance(clf.dp_event_, ComposedDpEvent)
     first, second = clf.dp_event_.events[:2]
@@ -147,15 +149,15 @@ def test_budget_share_is_inside_the_request_and_composed():
 def test_budget_is_charged_for_the_estimates():
     X, y = _classification()
     with PrivacyBudget(1.0) as budget:
-        LogisticRegression(classes=[0, 1], random_state=0).fit(X, y)
+        LogisticRegression(utility_check=None, classes=[0, 1], random_state=0).fit(X, y)
     events = [r[0] for r in budget.records]
     assert events[0] == ComposedDpEvent(
         [ExponentialMechanismDpEvent(0.025), LaplaceDpEvent(1 / 0.025)]
     )
     assert budget.spent()[0] <= 1.0
     with PrivacyBudget(1.0), pytest.raises(BudgetExceededError):
-        LogisticRegression(epsilon=0.9, classes=[0, 1]).fit(X, y)
-        LogisticRegression(epsilon=0.9, classes=[0, 1]).fit(X, y)
+        LogisticRegression(utility_check=None, epsilon=0.9, classes=[0, 1]).fit(X, y)
+        LogisticRegression(utility_check=None, epsilon=0.9, classes=[0, 1]).fit(X, y)
 
 
 def test_pure_dp_solver_gets_a_pure_estimate():

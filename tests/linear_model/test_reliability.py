@@ -65,6 +65,7 @@ def test_opt_drops_iterations_without_budget(solver):
     """Early iterations whose budget share underflows are not run (they would
     add infinite noise); the fit neither reads the data for them nor diverges."""
     est = LogisticRegression(
+        utility_check=None,
         solver=SOLVERS[solver](select_n_iter=False), alpha=0.5, learning_rate=1,
         max_iter=3000, classes=[0, 1], random_state=0, class_prior=None,
     )  # fmt: skip

@@ -59,7 +59,9 @@ def test_pure_dp_plan_line_and_report_state_ignored_delta(capsys):
 
 def test_smd_sco_plan_line_prints_steps_run(capsys):
     X, y = _data(n=500)
-    est = LogisticRegression(solver="dp-smd-sco", classes=[0, 1], verbose=1).fit(X, y)
+    est = LogisticRegression(
+        utility_check=None, solver="dp-smd-sco", classes=[0, 1], verbose=1
+    ).fit(X, y)
     out = capsys.readouterr().out
     assert f"steps={est.n_iter_} " in out
     text = str(est.privacy_report())

@@ -27,10 +27,11 @@ def data():
 
 
 def _lr(eps, **kw):
-    # class_prior=None, feature_scale=None: one charge per fit, the solver's
-    # (the class histogram and the row scale are charged on their own, see
-    # tests/linear_model/test_class_balance.py and test_private_scales.py)
-    kw = {"class_prior": None, "feature_scale": None, **kw}
+    # class_prior=None, feature_scale=None, utility_check=None: one charge per
+    # fit, the solver's (the class histogram, the row scale and the utility
+    # check are charged on their own, see tests/linear_model/test_class_balance.py,
+    # test_private_scales.py and test_utility_check.py)
+    kw = {"class_prior": None, "feature_scale": None, "utility_check": None, **kw}
     return LogisticRegression(
         epsilon=eps, classes=[0, 1], max_iter=2, batch_size=100, random_state=0, **kw
     )

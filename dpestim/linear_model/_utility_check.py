@@ -1,0 +1,142 @@
+"""The classifiers' private utility check: is the fit better than a constant?
+
+A private fit at its defaults can land at the majority-class rate (little
+data for its budget, an imbalanced label set), and no public quantity tells
+such a fit from a good one: German credit and breast cancer have about the
+same ``n``, ``d`` and ``epsilon`` and opposite outcomes
+(``benchmarks/results/utility_warning.md``). So the
+:class:`~dpestim.UtilityWarning` of a classifier is a measurement: after the
+fit, one Laplace release of
+
+    ``D = #{i : predict(x_i) = y_i} - max_k #{i : y_i = k}``
+
+on the training rows (the released model's correct predictions minus those of
+the best constant), ``lift_ = (D + Laplace(Delta / epsilon_c)) / n``. The
+model is post-processing of the fit's release, so the check composes
+adaptively with it (basic composition, like the scale estimates); with the
+model fixed, adding or removing one record moves each count by at most 1 in
+the same direction (``|Delta D| <= 1``) and replacing one moves ``D`` by at
+most 2 (:data:`LIFT_SENSITIVITY`). The warning fires when ``lift_`` is below
+:data:`CHECK_MARGIN` (1 point).
+
+The check's epsilon is public: the share of ``epsilon`` that makes the
+Laplace scale of ``lift_`` :data:`CHECK_NOISE` (half a point), at most
+``utility_check`` (default :data:`CHECK_SHARE_CAP`, 5%). It is reserved
+before the fit (the solver is calibrated for the rest) and is part of
+``dp_event_`` and :meth:`privacy_report`.
+"""
+
+import math
+
+import numpy as np
+
+from ..solvers._plan import row_class_codes
+
+__all__ = [
+    "CHECK_MARGIN",
+    "CHECK_NOISE",
+    "CHECK_SHARE_CAP",
+    "LIFT_SENSITIVITY",
+    "check_epsilon",
+    "lift_statistic",
+    "UtilityCheckMixin",
+]
+
+#: Laplace scale of the released lift (a fraction of the rows) the check's
+#: share buys when ``n`` and ``epsilon`` allow it within the cap.
+CHECK_NOISE = 0.005
+#: Largest share of ``epsilon`` the check spends (``utility_check="auto"``).
+CHECK_SHARE_CAP = 0.05
+#: The warning fires when the released lift is below this (1 point): the
+#: definition of a useless fit of ``benchmarks/utility/utility_warning.py``.
+CHECK_MARGIN = 0.01
+#: Sensitivity of ``D`` (module docstring) under each neighbouring relation.
+LIFT_SENSITIVITY = {"add_or_remove_one": 1.0, "replace_one": 2.0}
+
+
+def check_epsilon(epsilon, n_samples, neighbouring, share_cap=CHECK_SHARE_CAP):
+    """Epsilon of the check (public: ``epsilon``, ``n``, the relation, the cap).
+
+    The smallest epsilon giving ``lift_`` a Laplace scale of
+    :data:`CHECK_NOISE`, at most ``share_cap * epsilon``.
+    """
+    wanted = LIFT_SENSITIVITY[neighbouring] / (CHECK_NOISE * n_samples)
+    return float(min(wanted, share_cap * epsilon))
+
+
+def lift_statistic(predicted, codes, n_classes):
+    """``D``: correct predictions minus the largest class count (exact).
+
+    ``predicted`` and ``codes``: class codes (``0 .. n_classes - 1``) of the
+    model's predictions and of the labels.
+    """
+    predicted = np.asarray(predicted)
+    codes = np.asarray(codes)
+    correct = int(np.count_nonzero(predicted == codes))
+    largest = int(np.bincount(codes, minlength=n_classes).max()) if codes.size else 0
+    return correct - largest
+
+
+class UtilityCheckMixin:
+    """The check of a private classifier (see the module)."""
+
+    def _check_share_cap(self):
+        """The check's largest share of ``epsilon`` (``None``: no check)."""
+        check = self.utility_check
+        if check is None:
+            return None
+        return CHECK_SHARE_CAP if isinstance(check, str) else float(check)
+
+    def _plan_check(self, n, blocked, solver):
+        """The check's epsilon, or ``None`` (public: the parameters, ``n``).
+
+        Only for a private fit with ``epsilon`` given (a fixed
+        ``noise_multiplier`` has no budget to share), in-memory ``X`` and no
+        ``class_weight`` (a weighted fit is not judged by its accuracy).
+        """
+        self.lift_ = None  # set by the check when it runs
+        cap = self._check_share_cap()
+        eps = self.epsilon
+        if (
+            cap is None
+            or eps is None
+            or not math.isfinite(eps)
+            or getattr(self, "noise_multiplier", None) is not None
+            or blocked
+            or self.class_weight is not None
+        ):
+            return None
+        return check_epsilon(float(eps), n, solver.neighbouring, cap)
+
+    def _utility_check(self, X, Y, epsilon, neighbouring, rng, diagnosis):
+        """Release ``lift_``; the check's warnings (``[]`` when the fit learns).
+
+        ``X``: the training rows as given (the released ``coef_`` is in their
+        units); ``diagnosis``: the plan's public messages, given as the likely
+        reason when the check fires.
+        """
+        codes = row_class_codes(Y)
+        scores = np.asarray(X @ np.atleast_2d(self.coef_).T) + self.intercept_
+        if scores.shape[1] == 1:
+            predicted = (scores[:, 0] > 0).astype(np.int64)
+        else:
+            predicted = np.argmax(scores, axis=1)
+        K = self.classes_.shape[0]
+        scale = LIFT_SENSITIVITY[neighbouring] / epsilon
+        n = codes.shape[0]
+        released = lift_statistic(predicted, codes, K) + rng.laplace(scale=scale)
+        self.lift_ = float(released / n)
+        if self.lift_ >= CHECK_MARGIN:
+            return []
+        message = (
+            f"the model is not clearly better than predicting the majority class: "
+            f"its training accuracy minus the majority-class rate is "
+            f"{self.lift_:+.1%} by a private check (Laplace noise of scale "
+            f"{scale / n:.1%}, epsilon {epsilon:.3g}, counted in the guarantee)"
+        )
+        if diagnosis:
+            return [f"{message}; the plan's public diagnosis: {' '.join(diagnosis)}"]
+        return [
+            f"{message}: more rows or a larger epsilon would help; see the "
+            "solver guide for the plan's settings."
+        ]

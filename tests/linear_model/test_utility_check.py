@@ -1,0 +1,197 @@
+"""The classifiers' private utility check (``utility_check``, ``lift_``)."""
+
+import math
+import warnings
+import zlib
+
+import dp_accounting
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpestim import LinearSVC, LogisticRegression, UtilityWarning
+from dpestim.linear_model._utility_check import (
+    CHECK_NOISE,
+    CHECK_SHARE_CAP,
+    LIFT_SENSITIVITY,
+    check_epsilon,
+    lift_statistic,
+)
+
+
+def _seed(name):
+    return zlib.crc32(name.encode())
+
+
+def _laplace_events(event):
+    """The Laplace events of a (composed) ``DpEvent``, flattened."""
+    if isinstance(event, dp_accounting.ComposedDpEvent):
+        return [e for part in event.events for e in _laplace_events(part)]
+    return [event] if isinstance(event, dp_accounting.LaplaceDpEvent) else []
+
+
+def _fit(est, X, y):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.fit(X, y)
+    return est, [str(w.message) for w in caught if w.category is UtilityWarning]
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
+def test_lift_statistic_sensitivity_on_random_neighbours(n_classes):
+    """``|D(x) - D(x')| <= LIFT_SENSITIVITY`` for a fixed model, both relations."""
+    rng = np.random.default_rng(_seed(f"lift-sensitivity-{n_classes}"))
+    worst = {"add_or_remove_one": 0, "replace_one": 0}
+    for _ in range(300):
+        n = int(rng.integers(1, 40))
+        # a fixed model: any function of the row; here a random lookup
+        predicted = rng.integers(0, n_classes, size=n + 1)
+        codes = rng.integers(0, n_classes, size=n + 1)
+        if rng.random() < 0.5:  # skewed label sets reach the max-count ties
+            codes = np.where(rng.random(n + 1) < 0.7, 0, codes)
+        full = lift_statistic(predicted, codes, n_classes)
+        i = int(rng.integers(0, n + 1))
+        keep = np.arange(n + 1) != i
+        removed = lift_statistic(predicted[keep], codes[keep], n_classes)
+        worst["add_or_remove_one"] = max(
+            worst["add_or_remove_one"], abs(full - removed)
+        )
+        replaced_codes, replaced_pred = codes.copy(), predicted.copy()
+        replaced_codes[i] = rng.integers(0, n_classes)
+        replaced_pred[i] = rng.integers(0, n_classes)
+        replaced = lift_statistic(replaced_pred, replaced_codes, n_classes)
+        worst["replace_one"] = max(worst["replace_one"], abs(full - replaced))
+    for relation, seen in worst.items():
+        assert seen <= LIFT_SENSITIVITY[relation]
+    # the bound is attained (the test can see a wrong sensitivity)
+    assert worst == {k: int(v) for k, v in LIFT_SENSITIVITY.items()}
+
+
+def test_lift_statistic_by_hand():
+    # 4 correct, largest class 3 (class 1)
+    assert lift_statistic([0, 1, 1, 2, 0], [0, 1, 1, 2, 1], 3) == 4 - 3
+    assert lift_statistic([], np.array([], dtype=int), 2) == 0
+
+
+def test_check_epsilon_buys_the_noise_target_within_the_cap():
+    # large n * epsilon: the target's epsilon, below the cap
+    eps = check_epsilon(1.0, 100_000, "add_or_remove_one")
+    assert eps == pytest.approx(1.0 / (CHECK_NOISE * 100_000))
+    assert eps < CHECK_SHARE_CAP * 1.0
+    assert check_epsilon(1.0, 100_000, "replace_one") == pytest.approx(2 * eps)
+    # small n: the cap
+    assert check_epsilon(0.5, 300, "add_or_remove_one") == CHECK_SHARE_CAP * 0.5
+    assert check_epsilon(0.5, 300, "add_or_remove_one", 0.01) == 0.01 * 0.5
+
+
+def _learnable(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    y = (X[:, 0] + 0.3 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+def _noise_labels(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    y = (rng.random(n) < 0.2).astype(int)  # independent of X, 80% majority
+    return X, y
+
+
+@pytest.mark.parametrize("Est", [LogisticRegression, LinearSVC])
+def test_check_is_in_the_event_and_the_budget(Est):
+    X, y = _learnable(4000, _seed("check-event"))
+    est, warned = _fit(Est(epsilon=1.0, classes=[0, 1], random_state=0), X, y)
+    eps_c = check_epsilon(1.0, 4000, "add_or_remove_one")
+    laplace = _laplace_events(est.dp_event_)
+    assert any(e.noise_multiplier == pytest.approx(1.0 / eps_c) for e in laplace)
+    assert est.epsilon_ <= 1.0
+    assert "utility check" in str(est.privacy_report())
+    # a learnable problem: a large released lift and no warning
+    assert est.lift_ > 0.2
+    assert warned == []
+
+
+@pytest.mark.parametrize("Est", [LogisticRegression, LinearSVC])
+def test_check_warns_on_a_fit_no_better_than_the_majority(Est):
+    X, y = _noise_labels(20_000, _seed("check-noise"))
+    est, warned = _fit(Est(epsilon=1.0, classes=[0, 1], random_state=0), X, y)
+    assert est.lift_ < 0.01
+    assert len(warned) == 1 and "private check" in warned[0]
+
+
+def test_check_off_is_the_former_fit():
+    """``utility_check=None``: no check event, and the public warnings as before."""
+    X, y = _noise_labels(300, _seed("check-off"))
+    kw = dict(epsilon=0.05, classes=[0, 1], random_state=0, solver="dp-gd")
+    off, warned_off = _fit(LogisticRegression(utility_check=None, **kw), X, y)
+    assert off.lift_ is None
+    n_laplace = len(_laplace_events(off.dp_event_))
+    on, warned_on = _fit(LogisticRegression(**kw), X, y)
+    assert len(_laplace_events(on.dp_event_)) == n_laplace + 1
+    # the public diagnosis is given only inside the measured verdict
+    assert warned_off, "the tiny budget should trigger a public diagnosis"
+    assert not any(m in w for m in warned_off for w in warned_on) or (
+        len(warned_on) == 1 and "public diagnosis" in warned_on[0]
+    )
+    # a failed check (here without noise: epsilon 1e9) gives it as the reason
+    Y = np.where(y == 1, 1.0, -1.0)[:, None]
+    rng = np.random.default_rng(0)
+    (message,) = on._utility_check(X, Y, 1e9, "add_or_remove_one", rng, warned_off)
+    assert on.lift_ < 0.01
+    assert "public diagnosis" in message and warned_off[0] in message
+    # the check's share is taken from the solver's budget, nothing else moves
+    assert on.epsilon_ <= 0.05 and off.epsilon_ <= 0.05
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(class_weight="balanced"),
+        dict(epsilon=math.inf),
+        dict(epsilon=None, noise_multiplier=1.0),
+    ],
+    ids=["class_weight", "nonprivate", "noise_multiplier"],
+)
+def test_no_check_where_it_does_not_apply(kw):
+    X, y = _learnable(2000, _seed("no-check"))
+    params = dict(epsilon=1.0, classes=[0, 1], random_state=0) | kw
+    est, _ = _fit(LogisticRegression(**params), X, y)
+    assert est.lift_ is None
+
+
+def test_released_lift_has_the_stated_laplace_noise():
+    """Many releases for one fitted model: ``(lift - D / n)`` is Laplace."""
+    X, y = _learnable(1000, _seed("check-laplace"))
+    est, _ = _fit(LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0), X, y)
+    codes = (y == 1).astype(int)
+    predicted = (est.decision_function(X) > 0).astype(int)
+    exact = lift_statistic(predicted, codes, 2) / 1000
+    eps_c = check_epsilon(1.0, 1000, "add_or_remove_one")
+    rng = np.random.default_rng(_seed("check-laplace-draws"))
+    Y = np.where(y == 1, 1.0, -1.0)[:, None]
+    draws = []
+    for _ in range(400):
+        est._utility_check(X, Y, eps_c, "add_or_remove_one", rng, [])
+        draws.append(est.lift_ - exact)
+    scale = LIFT_SENSITIVITY["add_or_remove_one"] / eps_c / 1000
+    assert stats.kstest(draws, stats.laplace(scale=scale).cdf).pvalue > 1e-3
+    # and not a tenth of it (the test sees a wrong scale)
+    assert stats.kstest(draws, stats.laplace(scale=scale / 10).cdf).pvalue < 1e-6
+
+
+def test_utility_check_parameter_is_validated():
+    X, y = _learnable(200, _seed("check-param"))
+    for bad in (0.0, 1.0, 1.5, "yes"):
+        with pytest.raises(ValueError, match="utility_check"):
+            LogisticRegression(utility_check=bad, classes=[0, 1]).fit(X, y)
+
+
+def test_multiclass_check():
+    rng = np.random.default_rng(_seed("check-multiclass"))
+    X = rng.normal(size=(6000, 4))
+    y = np.argmax(X[:, :3], axis=1)
+    est, warned = _fit(
+        LogisticRegression(epsilon=1.0, classes=[0, 1, 2], random_state=0), X, y
+    )
+    assert est.lift_ > 0.2 and warned == []
