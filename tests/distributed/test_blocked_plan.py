@@ -75,12 +75,17 @@ def test_memmap_auto_fit_runs_the_blocked_plan_and_accounts_for_it(tmp_path):
     kw = dict(
         classes=[0, 1], epsilon=1.0, delta=1e-6, random_state=3, feature_scale=None
     )
-    blocked = LogisticRegression(**kw).fit(BlockedArray(Xm, block_size=9_000), y)
-    auto = LogisticRegression(**kw).fit(X, y)
+    blocked = LogisticRegression(utility_check=None, **kw).fit(
+        BlockedArray(Xm, block_size=9_000), y
+    )
+    auto = LogisticRegression(utility_check=None, **kw).fit(X, y)
     assert blocked.n_iter_ <= BLOCKED_MAX_STEPS < auto.n_iter_
     assert blocked.batch_size_ > auto.batch_size_
     same = LogisticRegression(
-        **kw, batch_size=blocked.batch_size_, max_iter=blocked.max_iter_
+        utility_check=None,
+        **kw,
+        batch_size=blocked.batch_size_,
+        max_iter=blocked.max_iter_,
     ).fit(X, y)
     assert same.n_iter_ == blocked.n_iter_ and same.dp_event_ == blocked.dp_event_
     assert (

@@ -88,11 +88,13 @@ def test_zarr_array_is_streamed_and_equals_in_memory_fit(tmp_path):
     params = dict(
         classes=[0, 1], random_state=3, max_iter=2, batch_size=150, feature_scale=None
     )
-    ref = LogisticRegression(**params).fit(X, y)
-    m = LogisticRegression(**params).fit(zarr.open_array(tmp_path / "X.zarr"), y)
+    ref = LogisticRegression(utility_check=None, **params).fit(X, y)
+    m = LogisticRegression(utility_check=None, **params).fit(
+        zarr.open_array(tmp_path / "X.zarr"), y
+    )
     np.testing.assert_allclose(m.coef_, ref.coef_, rtol=0, atol=1e-10)
     # float32 on disk is read block by block as float64
-    m32 = LogisticRegression(**params).fit(
+    m32 = LogisticRegression(utility_check=None, **params).fit(
         BlockedArray(
             _memmap(tmp_path, X.astype(np.float32), "X32.npy"), block_size=900
         ),
@@ -101,7 +103,7 @@ def test_zarr_array_is_streamed_and_equals_in_memory_fit(tmp_path):
     # (in memory, float32 X is computed in float32: the reference is the
     # same float32 values in float64)
     X32_as_64 = X.astype(np.float32).astype(np.float64)
-    ref32 = LogisticRegression(**params).fit(X32_as_64, y)
+    ref32 = LogisticRegression(utility_check=None, **params).fit(X32_as_64, y)
     assert m32.coef_.dtype == np.float32  # X's dtype; values float64's, rounded
     np.testing.assert_allclose(m32.coef_, ref32.coef_, rtol=1e-7, atol=1e-10)
 

@@ -48,9 +48,10 @@ def _data(n, seed):
 # private row scale (feature_scale=None): one charge per base fit, whose
 # event is the model's dp_event_ (the scale's own charge is tested in
 # tests/linear_model/test_private_scales.py).
+# one charge per base fit: no row-scale estimate, no utility check
 BASES = {
-    "add_or_remove_one": dict(solver="dp-sgd", feature_scale=None),
-    "replace_one": dict(solver="dp-gd", feature_scale=None),
+    "add_or_remove_one": dict(solver="dp-sgd", feature_scale=None, utility_check=None),
+    "replace_one": dict(solver="dp-gd", feature_scale=None, utility_check=None),
 }
 
 

@@ -263,6 +263,7 @@ def test_calibration_meets_budget_without_overshoot(solver):
     y = (X[:, 0] > 0).astype(int)
     batch = 200 if isinstance(solver, ADPSGD) else 2000  # sampled / full batch
     clf = LogisticRegression(
+        utility_check=None,
         solver=solver,
         epsilon=1.0,
         classes=[0, 1],

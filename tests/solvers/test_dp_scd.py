@@ -525,8 +525,10 @@ def test_event_and_number_of_noisy_steps():
 def test_multiclass_noise_is_calibrated_for_the_composed_event(normalised):
     X, y3 = normalised["X"], normalised["y3"]
     kw = dict(solver="dp-scd", epsilon=1.0, delta=1e-4, random_state=0)
-    multi = LinearSVC(**kw, classes=[0, 1, 2]).fit(X, y3)
-    binary = LinearSVC(**kw, classes=[0, 1, 2, 3][:2]).fit(X[y3 < 2], y3[y3 < 2])
+    multi = LinearSVC(utility_check=None, **kw, classes=[0, 1, 2]).fit(X, y3)
+    binary = LinearSVC(utility_check=None, **kw, classes=[0, 1, 2, 3][:2]).fit(
+        X[y3 < 2], y3[y3 < 2]
+    )
     assert (
         multi.dp_event_ == dpa.SelfComposedDpEvent(multi.dp_event_.event, 3)
         and multi.n_iter_ == 3 * multi.dp_event_.event.count

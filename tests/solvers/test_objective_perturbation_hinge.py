@@ -174,7 +174,7 @@ def test_jacobian_ratio_within_the_bound(loss_code, seed):
 def test_private_fit_event_and_minimum_ridge(name, lip, beta):
     X, y = _data(2000)
     m = LinearSVC(epsilon=1.0, solver="objective-perturbation", loss=name,
-                  classes=[0, 1], random_state=0,
+                  classes=[0, 1], random_state=0, utility_check=None,
                   feature_scale=None).fit(X, y)  # fmt: skip
     assert 0.99 < m.epsilon_ <= 1.0
     assert isinstance(m.dp_event_, ComposedDpEvent)
@@ -203,7 +203,7 @@ def test_private_fit_event_and_minimum_ridge(name, lip, beta):
 def test_multiclass_private_is_composed():
     X, y = _data(1500, classes=3)
     m = LinearSVC(epsilon=2.0, solver="objective-perturbation", loss="hinge",
-                  classes=[0, 1, 2], random_state=0,
+                  classes=[0, 1, 2], random_state=0, utility_check=None,
                   feature_scale=None).fit(X, y)  # fmt: skip
     assert isinstance(m.dp_event_, SelfComposedDpEvent) and m.dp_event_.count == 3
     assert 1.98 < m.epsilon_ <= 2.0

@@ -49,7 +49,7 @@ def test_private_fit_event_report_and_calibration():
     X, y = _data(2000)
     # feature_scale=None: the solver's own event (no private scale estimate)
     m = LogisticRegression(epsilon=1.0, solver="objective-perturbation",
-                           classes=[0, 1], random_state=0,
+                           classes=[0, 1], random_state=0, utility_check=None,
                            feature_scale=None).fit(X, y)  # fmt: skip
     assert 0.99 < m.epsilon_ <= 1.0
     op, out = m.dp_event_.events
@@ -78,7 +78,7 @@ def test_multiclass_is_one_vs_rest_composed():
     X = rng.normal(size=(1500, 3))
     y = np.argmax(X @ rng.normal(size=(3, 3)), axis=1)
     m = LogisticRegression(epsilon=2.0, solver="objective-perturbation",
-                           classes=[0, 1, 2], random_state=0,
+                           classes=[0, 1, 2], random_state=0, utility_check=None,
                            feature_scale=None).fit(X, y)  # fmt: skip
     assert isinstance(m.dp_event_, SelfComposedDpEvent) and m.dp_event_.count == 3
     assert 1.98 < m.epsilon_ <= 2.0 and m.coef_.shape == (3, 3)

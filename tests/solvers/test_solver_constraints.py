@@ -126,6 +126,7 @@ def test_smd_sco_accounts_the_step_size_it_runs():
     """The per-sample epsilon accounted is 4 tau L0 / B with the tau sampled."""
     X, y, _ = _data(400)
     est = LogisticRegression(
+        utility_check=None,
         solver=SOLVERS["dp-smd-sco"](step_size=1e-3),
         epsilon=EPS,
         classes=[0, 1],
