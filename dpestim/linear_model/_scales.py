@@ -12,6 +12,7 @@ import math
 import numbers
 
 from ..preprocessing import _fit_scales as _scales
+from ..preprocessing._scale_plan import _pure_epsilon
 from ..privacy import check_guarantee
 from ..privacy.ledger import composed_epsilon
 from ..solvers import _policy
@@ -206,7 +207,7 @@ class PrivateScalesMixin:
         epsilons plus the solver's) and dp-accounting's composition of the
         whole event (:func:`~dpestim.privacy.ledger.composed_epsilon`).
         """
-        basic = sum(_scales._pure_epsilon(e) for e in scale_events) + solver_epsilon
+        basic = sum(_pure_epsilon(e) for e in scale_events) + solver_epsilon
         try:
             accounted = composed_epsilon(
                 [dp_event], self.delta_, self.accountant, solver.neighbouring

@@ -27,11 +27,9 @@ any data is read. The grid and the quantile draw are in
 
 import math
 
-import dp_accounting
 import numpy as np
 import scipy.sparse as sp
 
-from ..solvers.saddle import ExponentialMechanismDpEvent
 from ._grid_quantile import (
     BINS_PER_OCTAVE,
     FAILURE,
@@ -42,6 +40,7 @@ from ._grid_quantile import (
     positive_edges,
     signed_edges,
 )
+from ._scale_plan import CENTRE_STAGES, ScalePlan, estimates_line
 
 __all__ = [
     "BINS_PER_OCTAVE",
@@ -130,16 +129,6 @@ TARGET_HALF_RANGE = 4.0
 TARGET_SHARE_CAP = 0.5
 #: Largest epsilon of one draw (huge budgets: keeps ``epsilon ** 2`` finite).
 MAX_DRAW_EPSILON = 1e6
-#: Private medians of the target's centre, each around the previous one (see
-#: :func:`private_target_range`; measured: with 2, California in $100k
-#: shifted by 1e4 gave R^2 -1.35 / -0.78, against 0.62 / 0.65 unshifted).
-#: Where the budget cannot make that many draws reliable, fewer stages run
-#: (:func:`affordable_stages`, down to one): a centre within the grid's
-#: resolution of the median, about 4.4% of ``|median|``, which the spread's
-#: draw then covers (measured, ``"auto"``, 331 rows, epsilon 1, median of 5:
-#: Adult's age -4.37 with no range, -0.01 with one stage; Bank's age -4.74
-#: / -0.04; ``doc/benchmarks/private_target_range.md``).
-CENTRE_STAGES = 4
 #: Exponential-mechanism draws of one target's range at full precision: the
 #: centre's stages and the median absolute deviation.
 TARGET_DRAWS = CENTRE_STAGES + 1
@@ -149,80 +138,6 @@ TARGET_DRAWS = CENTRE_STAGES + 1
 #: relation: adding or removing a record changes one count by 1; replacing
 #: one moves a unit from its old class to its new one (two counts by 1).
 COUNT_L1_SENSITIVITY = {"add_or_remove_one": 1.0, "replace_one": 2.0}
-
-
-def _pure_epsilon(event):
-    """Epsilon of one pure-DP estimate's event (exponential mechanism, Laplace)."""
-    if isinstance(event, dp_accounting.LaplaceDpEvent):
-        return 1.0 / float(event.noise_multiplier)
-    return float(event.epsilon)
-
-
-class ScalePlan:
-    """Which private scale estimates a fit runs, and their epsilons (public).
-
-    Attributes
-    ----------
-    row_epsilon : float or None
-        Epsilon of the row-norm median, or ``None`` (not estimated).
-    target_epsilon : float or None
-        Epsilon of each of the ``centre_stages + 1`` draws of each target's
-        range, or ``None``.
-    n_targets : int
-    notes : dict
-        Why an estimate was skipped (for ``hyperparameters_``).
-    class_epsilon : float or None
-        Epsilon of the Laplace histogram of the class counts, or ``None``.
-    centre_stages : int
-        Private medians of each target's centre (:func:`affordable_stages`;
-        :data:`CENTRE_STAGES` unless the budget is short).
-    exact_rows : bool
-        A non-private fit (``epsilon = inf``) whose row scale is read from
-        the data, exactly (the private median's limit; no event).
-    check_epsilon : float or None
-        Epsilon of a classifier's utility check (one Laplace count, run after
-        the solver: :mod:`dpestim.linear_model._utility_check`), or ``None``.
-    """
-
-    def __init__(
-        self,
-        row_epsilon,
-        target_epsilon,
-        n_targets,
-        notes,
-        class_epsilon=None,
-        centre_stages=CENTRE_STAGES,
-        exact_rows=False,
-    ):
-        self.row_epsilon = row_epsilon
-        self.exact_rows = bool(exact_rows)
-        self.target_epsilon = target_epsilon
-        self.n_targets = int(n_targets)
-        self.notes = notes
-        self.class_epsilon = class_epsilon
-        self.centre_stages = int(centre_stages)
-        self.check_epsilon = None
-
-    def events(self):
-        """The events of every draw, in the order they run (the check last)."""
-        out = []
-        if self.row_epsilon is not None:
-            out.append(ExponentialMechanismDpEvent(self.row_epsilon))
-        if self.target_epsilon is not None:
-            out += [ExponentialMechanismDpEvent(self.target_epsilon)] * (
-                (self.centre_stages + 1) * self.n_targets
-            )
-        if self.class_epsilon is not None:
-            # scale (L1 sensitivity) / class_epsilon: noise multiplier 1 / eps
-            out.append(dp_accounting.LaplaceDpEvent(1.0 / self.class_epsilon))
-        if self.check_epsilon is not None:
-            out.append(dp_accounting.LaplaceDpEvent(1.0 / self.check_epsilon))
-        return out
-
-    @property
-    def epsilon(self):
-        """Total epsilon of the draws (basic composition; all are pure DP)."""
-        return float(sum(_pure_epsilon(e) for e in self.events()))
 
 
 def feasible_share(epsilon, n_samples, *, rows, targets, stages=CENTRE_STAGES):
@@ -586,39 +501,3 @@ def rescale_rows(X, s):
             "L2 norm overflows float64; rescale X by a public constant."
         )
     return X
-
-
-def estimates_line(plan, epsilon):
-    """The privacy report's line on a fit's scale estimates ("" if none)."""
-    events = plan.events()
-    if not events:
-        return ""
-    spent = plan.epsilon
-    n_em = (
-        len(events)
-        - (plan.class_epsilon is not None)
-        - (plan.check_epsilon is not None)
-    )
-    parts = []
-    if n_em:
-        em_eps = plan.row_epsilon
-        em_eps = plan.target_epsilon if em_eps is None else em_eps
-        parts.append(
-            f"{n_em} exponential-mechanism draw(s) of epsilon {em_eps:.4g} each"
-        )
-    if plan.class_epsilon is not None:
-        parts.append(
-            f"a Laplace histogram of the class counts of epsilon "
-            f"{plan.class_epsilon:.4g} (L1 sensitivity 1 add/remove, 2 replace-one)"
-        )
-    if plan.check_epsilon is not None:
-        parts.append(
-            "a Laplace count of the training accuracy's lift over the majority "
-            f"class (the utility check, after the fit) of epsilon "
-            f"{plan.check_epsilon:.4g} (sensitivity 1 add/remove, 2 replace-one)"
-        )
-    return (
-        f"{' and '.join(parts)} (pure DP, both relations), {spent:.4g} "
-        f"in all = {spent / float(epsilon):.1%} of epsilon={float(epsilon):g}, "
-        "counted in the guarantee; the solver ran on the rest"
-    )

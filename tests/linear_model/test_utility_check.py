@@ -11,10 +11,13 @@ from scipy import stats
 
 from dpestim import LinearSVC, LogisticRegression, UtilityWarning
 from dpestim.linear_model._utility_check import (
+    CHECK_CONFIDENCE,
+    CHECK_MARGIN,
     CHECK_NOISE,
     CHECK_SHARE_CAP,
     LIFT_SENSITIVITY,
     check_epsilon,
+    check_fires,
     lift_statistic,
 )
 
@@ -82,6 +85,13 @@ def test_check_epsilon_buys_the_noise_target_within_the_cap():
     # small n: the cap
     assert check_epsilon(0.5, 300, "add_or_remove_one") == CHECK_SHARE_CAP * 0.5
     assert check_epsilon(0.5, 300, "add_or_remove_one", 0.01) == 0.01 * 0.5
+
+
+def test_check_fires_below_the_margin_plus_half_the_noise_scale():
+    for scale in (0.005, 0.05, 0.5):
+        edge = CHECK_MARGIN + CHECK_CONFIDENCE * scale
+        assert check_fires(edge - 1e-9, scale) and not check_fires(edge, scale)
+    assert CHECK_MARGIN == 0.01 and CHECK_CONFIDENCE == 0.5
 
 
 def _learnable(n, seed):
