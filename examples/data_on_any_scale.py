@@ -75,8 +75,9 @@ print(f"R^2 {few.score(X[:400], price[:400]):.3f}")
 # Laplace count, at most 5% of epsilon, counted in the guarantee) releases the
 # model's training accuracy minus the majority-class rate as lift_; a
 # UtilityWarning fires when it does not show the model clearly (1 point plus
-# half the release's noise scale) above the majority rate, giving the plan's public
-# diagnosis (here: the released class proportions) as the likely reason.
+# a quarter of the release's noise scale) above the majority rate, giving the
+# plan's public diagnosis (here: the released class proportions) as the likely
+# reason.
 # class_weight="balanced" weights the classes from the private class counts.
 rare = (X[:, 0] > 1.9).astype(int)  # about 3% positives
 clf = LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)

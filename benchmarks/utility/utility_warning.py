@@ -9,9 +9,17 @@ private epsilons only, over its seeds:
   the majority-class accuracy (classifiers) or the constant-mean R^2
   (Ridge) of its dataset plus ``MARGIN`` (1 point of accuracy, 0.02 of R^2);
   a fit that raised (NaN score) counts as at the base rate;
-* **warned**: a ``UtilityWarning`` fired in at least half of its seeds (the
-  warning reads public quantities, so seeds agree unless a private estimate
-  changes the plan).
+* **warned**: a ``UtilityWarning`` fired in at least half of its seeds. A
+  classifier's record with ``lift`` (the private utility check's release,
+  :mod:`dpestim.linear_model._utility_check`) has its verdict recomputed
+  from that release by the library's rule (``check_fires`` at the check's
+  public Laplace scale): post-processing of the same release, so the
+  verdict the fit gives at the current commit even for records written
+  under an earlier rule (the fits are the same; ``--no-rescore`` reads the
+  recorded field instead).
+
+The check's rule ``lift < 0.01 + z b`` is also swept over ``z`` on the
+recorded releases (train and held-out datasets): how ``z`` was chosen.
 
 Precision = warned positives / warned cells; recall = warned positives /
 positive cells; per estimator, per solver family and overall.
@@ -61,6 +69,8 @@ TRAIN = ["german", "compas", "digits"]
 #: this share (the private class proportions of issue 25 item 1; here the
 #: training labels' proportion stands in for them, stated in the report).
 MINORITY = 0.05
+#: Values of the utility check's ``z`` (``lift < 0.01 + z b``) swept.
+Z_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
 def _family(solver):
@@ -86,6 +96,33 @@ def _shape(dataset):
     if k == 2:
         minority = float(np.min(np.unique(y, return_counts=True)[1]) / y.shape[0])
     return X.shape[0], X.shape[1], (1 if k <= 2 else k), minority
+
+
+def check_scale(rec, n):
+    """Public Laplace scale of a record's ``lift`` (``n`` training rows)."""
+    from dpestim.linear_model._utility_check import LIFT_SENSITIVITY, check_epsilon
+    from dpestim.solvers import resolve_solver
+
+    relation = resolve_solver(rec.get("picked") or rec["solver"]).neighbouring
+    eps = check_epsilon(float(rec["epsilon"]), n, relation)
+    return LIFT_SENSITIVITY[relation] / (eps * n)
+
+
+def rescore(records, shapes, z=None):
+    """Set each classifier record's verdict from its ``lift`` (see the module).
+
+    ``z``: the rule's ``CHECK_CONFIDENCE`` (default: the library's).
+    """
+    from dpestim.linear_model import _utility_check as uc
+
+    z = uc.CHECK_CONFIDENCE if z is None else z
+    out = []
+    for r in records:
+        if "lift" in r:
+            b = check_scale(r, shapes[r["dataset"]][0])
+            r = dict(r, utility_warning=bool(r["lift"] < uc.CHECK_MARGIN + z * b))
+        out.append(r)
+    return out
 
 
 def cells(records):
@@ -217,7 +254,7 @@ def _fmt(x):
     return "n/a" if isinstance(x, float) and math.isnan(x) else f"{x:.2f}"
 
 
-def report(rows, thresholds, train, source, matrix_meta=None):
+def report(rows, thresholds, train, source, matrix_meta=None, sweep=None):
     held = sorted({r["dataset"] for r in rows} - set(train))
     lines = [
         "# UtilityWarning: precision and recall over the defaults matrix",
@@ -267,6 +304,26 @@ def report(rows, thresholds, train, source, matrix_meta=None):
         lines.append(row(fam, [r for r in rows if r["family"] == fam]))
     for ds in sorted({r["dataset"] for r in rows}):
         lines.append(row(f"dataset {ds}", [r for r in rows if r["dataset"] == ds]))
+    if sweep:
+        lines += [
+            "",
+            "## The utility check's rule: warn when lift < 0.01 + z b",
+            "",
+            "`lift`: each classifier fit's private release (its Laplace scale "
+            "`b` public); `z` chosen by F1 on the train datasets "
+            f"({', '.join(train)}); the library's `CHECK_CONFIDENCE` is the "
+            "verdict above.",
+            "",
+            "| z | train precision | train recall | train F1 | held-out "
+            "precision | held-out recall |",
+            "|---|---|---|---|---|---|",
+        ]
+        for z, parts in sweep.items():
+            tr, ho = parts["train"], parts["held out"]
+            lines.append(
+                f"| {z:g} | {_fmt(tr['precision'])} | {_fmt(tr['recall'])} | "
+                f"{_f1(tr):.2f} | {_fmt(ho['precision'])} | {_fmt(ho['recall'])} |"
+            )
     lines += [
         "",
         "## A candidate rule: warn when epsilon n / D < t(family)",
@@ -357,24 +414,45 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--matrix", default=str(RESULTS / "defaults.json"))
     p.add_argument("--train", nargs="+", default=TRAIN)
+    p.add_argument(
+        "--no-rescore",
+        action="store_true",
+        help="read the recorded warnings (no verdict recomputed from lift)",
+    )
     args = p.parse_args()
     if not Path(args.matrix).exists():
         print(f"{args.matrix}: no defaults matrix; run benchmarks/utility/defaults.py")
         return
     matrix = json.loads(Path(args.matrix).read_text())
     records = matrix["records"]
-    rows = cells(records)
-    if not rows:
+    if not cells(records):
         print(
             f"{args.matrix}: no record has the utility_warning field; run "
             "benchmarks/utility/defaults.py into a scratch results dir first"
         )
         return
-    shapes = {ds: _shape(ds) for ds in sorted({r["dataset"] for r in rows})}
+    shapes = {ds: _shape(ds) for ds in sorted({r["dataset"] for r in cells(records)})}
+    sweep = {}
+    if any("lift" in r for r in records):
+        for z in Z_GRID:
+            zrows = cells(rescore(records, shapes, z))
+            sweep[z] = {
+                part: precision_recall(
+                    [
+                        r
+                        for r in zrows
+                        if (r["dataset"] in args.train) is (part == "train")
+                    ]
+                )
+                for part in ("train", "held out")
+            }
+    if not args.no_rescore:
+        records = rescore(records, shapes)
+    rows = cells(records)
     leave_one_out(rows, shapes)
     thresholds = fit_rule(rows, shapes, args.train)
     overall = precision_recall(rows)
-    text = report(rows, thresholds, args.train, args.matrix, matrix.get("meta"))
+    text = report(rows, thresholds, args.train, args.matrix, matrix.get("meta"), sweep)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "utility_warning.md").write_text(text)
     (RESULTS / "utility_warning.json").write_text(

@@ -198,7 +198,7 @@ default="auto"
         correct predictions on the training rows minus the largest class
         count (sensitivity 1 add/remove, 2 replace-one), divided by ``n``
         into ``lift_``. A :class:`~dpestim.UtilityWarning` fires when
-        ``lift_`` is below 1 point plus half its Laplace scale (it does not
+        ``lift_`` is below 1 point plus a quarter of its Laplace scale (it does not
         show the model clearly above the majority rate), with the plan's
         public diagnosis, if
         any, as the likely reason (those public warnings are otherwise not

@@ -91,7 +91,7 @@ def test_check_fires_below_the_margin_plus_half_the_noise_scale():
     for scale in (0.005, 0.05, 0.5):
         edge = CHECK_MARGIN + CHECK_CONFIDENCE * scale
         assert check_fires(edge - 1e-9, scale) and not check_fires(edge, scale)
-    assert CHECK_MARGIN == 0.01 and CHECK_CONFIDENCE == 0.5
+    assert CHECK_MARGIN == 0.01 and CHECK_CONFIDENCE == 0.25
 
 
 def _learnable(n, seed):
