@@ -268,11 +268,14 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         scale_plan.check_epsilon = self._plan_check(n, blocked is not None, solver)
         scale_events = scale_plan.events()
         if scale_events:
+            what = "scale estimates" + (
+                "" if scale_plan.check_epsilon is None else " and utility check"
+            )
             charge_fit(
                 FitCharge(
                     dp_accounting.ComposedDpEvent(scale_events),
                     solver.neighbouring,
-                    f"{type(self).__name__}(scale estimates, n={n})",
+                    f"{type(self).__name__}({what}, n={n})",
                 )
             )
         self._scale_fit = (scale_plan, rng)

@@ -205,3 +205,20 @@ def test_multiclass_check():
         LogisticRegression(epsilon=1.0, classes=[0, 1, 2], random_state=0), X, y
     )
     assert est.lift_ > 0.2 and warned == []
+
+
+def test_check_is_charged_to_the_active_budget():
+    from dpestim.model_selection import PrivacyBudget
+
+    X, y = _learnable(2000, _seed("check-budget"))
+    budget = PrivacyBudget(5.0, 1e-5)
+    with budget:
+        est, _ = _fit(LogisticRegression(epsilon=1.0, classes=[0, 1]), X, y)
+    labels = [r[2] for r in budget.records]
+    assert any("utility check" in label for label in labels)
+    charged = [_laplace_events(r[0]) for r in budget.records]
+    eps_c = check_epsilon(1.0, 2000, "add_or_remove_one")
+    assert any(
+        e.noise_multiplier == pytest.approx(1.0 / eps_c) for es in charged for e in es
+    )
+    assert budget.spent()[0] <= 1.0 + 1e-9
