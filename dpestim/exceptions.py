@@ -47,9 +47,8 @@ class UtilityWarning(UserWarning):
     * a private classifier's utility check (``utility_check="auto"``, on by
       default): a Laplace release, inside the fit's ``epsilon``, of the
       model's training accuracy minus the majority-class rate (``lift_``);
-      it fires below 1 point plus a quarter of the release's noise scale and then
-      carries the public diagnosis, which
-      is otherwise not given.
+      it fires below 1 point plus a quarter of the release's noise scale and
+      then carries the public diagnosis, which is otherwise not given.
     """
 
 

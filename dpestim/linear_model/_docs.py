@@ -198,23 +198,22 @@ default="auto"
         correct predictions on the training rows minus the largest class
         count (sensitivity 1 add/remove, 2 replace-one), divided by ``n``
         into ``lift_``. A :class:`~dpestim.UtilityWarning` fires when
-        ``lift_`` is below 1 point plus a quarter of its Laplace scale (it does not
-        show the model clearly above the majority rate), with the plan's
-        public diagnosis, if
-        any, as the likely reason (those public warnings are otherwise not
-        given: no public quantity tells a useless fit from a good one, and
-        alone they were wrong about half the time). ``"auto"``: the check
-        spends the share of ``epsilon`` that gives ``lift_`` a Laplace
-        scale of half a point, ``200 / (n epsilon)`` of it (add/remove;
-        twice that replace-one: 0.5% at ``n epsilon = 40,000``), at most 5%. A
-        float: that largest share. The check's epsilon is reserved before
-        the fit (the solver is calibrated for the rest: ``epsilon_`` never
-        exceeds ``epsilon``) and is part of ``dp_event_`` and of
-        :meth:`privacy_report`. It runs for a private fit with ``epsilon``
-        given, in-memory ``X`` and no ``class_weight`` (a weighted fit is
-        not judged by its accuracy); otherwise the public warnings are given
-        as before. ``None``: no check (the fit of earlier versions, bit for
-        bit)."""
+        ``lift_`` is below 1 point plus a quarter of its Laplace scale (it
+        does not show the model clearly above the majority rate), with the
+        plan's public diagnosis, if any, as the likely reason (those public
+        warnings are otherwise not given: no public quantity tells a useless
+        fit from a good one, and alone they were wrong about half the time).
+        ``"auto"``: the check spends the share of ``epsilon`` that gives
+        ``lift_`` a Laplace scale of half a point, ``200 / (n epsilon)`` of
+        it (add/remove; twice that replace-one: 0.5% at ``n epsilon =
+        40,000``), at most 5%. A float: that largest share. The check's
+        epsilon is reserved before the fit (the solver is calibrated for the
+        rest: ``epsilon_`` never exceeds ``epsilon``) and is part of
+        ``dp_event_`` and of :meth:`privacy_report`. It runs for a private
+        fit with ``epsilon`` given, in-memory ``X`` and no ``class_weight``
+        (a weighted fit is not judged by its accuracy); otherwise the public
+        warnings are given as before. ``None``: no check (the fit of earlier
+        versions, bit for bit)."""
 
 COEF_BOUND_PARAM = """coef_bound : float, "auto" or None, default="auto"
         Public radius of the coefficients: after fitting, ``coef_`` (all
