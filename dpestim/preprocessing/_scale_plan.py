@@ -14,14 +14,14 @@ from ..solvers.saddle import ExponentialMechanismDpEvent
 __all__ = ["CENTRE_STAGES", "ScalePlan", "estimates_line"]
 
 #: Private medians of the target's centre, each around the previous one (see
-#: :func:`private_target_range`; measured: with 2, California in $100k
-#: shifted by 1e4 gave R^2 -1.35 / -0.78, against 0.62 / 0.65 unshifted).
-#: Where the budget cannot make that many draws reliable, fewer stages run
-#: (:func:`affordable_stages`, down to one): a centre within the grid's
-#: resolution of the median, about 4.4% of ``|median|``, which the spread's
-#: draw then covers (measured, ``"auto"``, 331 rows, epsilon 1, median of 5:
-#: Adult's age -4.37 with no range, -0.01 with one stage; Bank's age -4.74
-#: / -0.04; ``doc/benchmarks/private_target_range.md``).
+#: ``_fit_scales.private_target_range``; measured: with 2, California in
+#: $100k shifted by 1e4 gave R^2 -1.35 / -0.78, against 0.62 / 0.65
+#: unshifted). Where the budget cannot make that many draws reliable, fewer
+#: stages run (``_fit_scales.affordable_stages``, down to one): a centre
+#: within the grid's resolution of the median, about 4.4% of ``|median|``,
+#: which the spread's draw then covers (measured, ``"auto"``, 331 rows,
+#: epsilon 1, median of 5: Adult's age -4.37 with no range, -0.01 with one
+#: stage; Bank's age -4.74 / -0.04; ``doc/benchmarks/private_target_range.md``).
 CENTRE_STAGES = 4
 
 
@@ -48,7 +48,7 @@ class ScalePlan:
     class_epsilon : float or None
         Epsilon of the Laplace histogram of the class counts, or ``None``.
     centre_stages : int
-        Private medians of each target's centre (:func:`affordable_stages`;
+        Private medians of each target's centre (``_fit_scales.affordable_stages``;
         :data:`CENTRE_STAGES` unless the budget is short).
     exact_rows : bool
         A non-private fit (``epsilon = inf``) whose row scale is read from
