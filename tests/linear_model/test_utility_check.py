@@ -222,3 +222,36 @@ def test_check_is_charged_to_the_active_budget():
         e.noise_multiplier == pytest.approx(1.0 / eps_c) for es in charged for e in es
     )
     assert budget.spent()[0] <= 1.0 + 1e-9
+
+
+@pytest.mark.parametrize("kind", ["csr", "float32", "strings", "absent_class"])
+def test_check_on_other_inputs_equals_a_direct_count(kind):
+    """The released lift minus its noise is ``D / n`` of the released model,
+    whatever the input's format and labels."""
+    import scipy.sparse as sp
+
+    X, y = _learnable(3000, _seed(f"check-inputs-{kind}"))
+    classes = [0, 1]
+    if kind == "csr":
+        X = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
+    elif kind == "float32":
+        X = X.astype(np.float32)
+    elif kind == "strings":
+        y = np.where(y == 1, "yes", "no")
+        classes = ["no", "yes"]
+    else:
+        classes = [0, 1, 2]  # class 2 never occurs
+    est = LogisticRegression(epsilon=1.0, classes=classes, random_state=0)
+    est.fit(X, y)
+    codes = np.searchsorted(est.classes_, y)
+    predicted = np.searchsorted(est.classes_, est.predict(X))
+    exact = lift_statistic(predicted, codes, len(classes)) / X.shape[0]
+    est2, _ = _fit(
+        LogisticRegression(epsilon=1.0, classes=classes, random_state=0), X, y
+    )
+    assert est2.lift_ == est.lift_  # the same seed, the same release
+    scale = 1.0 / (check_epsilon(1.0, X.shape[0], "add_or_remove_one") * X.shape[0])
+    # the release is within 12 Laplace scales of the exact lift (fails with
+    # probability e^-12)
+    assert abs(est.lift_ - exact) < 12 * scale
+    assert exact > 0.2
