@@ -51,6 +51,8 @@ def _fit(Est, X, y, Xt, yt, **kw):
         balanced_accuracy=float(balanced_accuracy_score(yt, p)),
         alpha_=float(m.alpha_),
         picked=m.solver_.name,
+        # the private utility check's release (None: no check ran)
+        lift=getattr(m, "lift_", None),
     )
 
 

@@ -265,7 +265,9 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         # charged before any of them reads the data).
         scale_plan = self._plan_scales(n, y, blocked is not None, solver)
         # classifiers: a private check of the fit's accuracy, after it
-        scale_plan.check_epsilon = self._plan_check(n, blocked is not None, solver)
+        scale_plan.check_epsilon = self._plan_check(
+            n, blocked is not None, solver, scale_plan
+        )
         scale_events = scale_plan.events()
         if scale_events:
             what = "scale estimates" + (
@@ -426,6 +428,7 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
                 solver.neighbouring,
                 rng,
                 diagnosis,
+                balance,
             ):
                 self._warn(message, UtilityWarning)
         self._report = PrivacyReport(
@@ -458,7 +461,7 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         """The classifiers' class prior and weights (``None`` here)."""
         return None
 
-    def _plan_check(self, n, blocked, solver):
+    def _plan_check(self, n, blocked, solver, scale_plan):
         """Epsilon of the classifiers' utility check (``None`` here)."""
         return None
 

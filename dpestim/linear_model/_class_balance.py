@@ -73,6 +73,9 @@ class ClassBalance:
         self.notes = {}
         #: ``UtilityWarning`` messages (from the released or given proportions)
         self.warnings = []
+        #: The released (or, non-private, exact) class counts, floored; ``None``
+        #: when none were measured (read by the utility check of a weighted fit)
+        self.counts = None
 
 
 class ClassBalanceMixin:
@@ -223,6 +226,7 @@ class ClassBalanceMixin:
             counts, how = self._class_counts(Y, scale_plan, rng, solver)
             if counts is not None:
                 counts = np.maximum(counts, COUNT_FLOOR)
+                out.counts = counts
                 out.warnings += _imbalance_warnings(
                     counts / counts.sum(), how, self._balanced()
                 )

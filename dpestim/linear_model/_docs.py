@@ -210,9 +210,14 @@ default="auto"
         epsilon is reserved before the fit (the solver is calibrated for the
         rest: ``epsilon_`` never exceeds ``epsilon``) and is part of
         ``dp_event_`` and of :meth:`privacy_report`. It runs for a private
-        fit with ``epsilon`` given, in-memory ``X`` and no ``class_weight``
-        (a weighted fit is not judged by its accuracy); otherwise the public
-        warnings are given as before. ``None``: no check (the fit of earlier
+        fit with ``epsilon`` given and in-memory ``X``; otherwise the public
+        warnings are given as before. With ``class_weight`` the check
+        measures the weighted accuracy (each row counts its class's weight,
+        over the largest) against the best constant's, divided by the
+        released total weight: for ``"balanced"``, the balanced accuracy
+        minus ``1 / n_classes``; a dict weight is checked when the fit
+        releases the class counts (``class_prior="auto"`` with a solver that
+        starts from the prior). ``None``: no check (the fit of earlier
         versions, bit for bit)."""
 
 COEF_BOUND_PARAM = """coef_bound : float, "auto" or None, default="auto"
@@ -279,5 +284,7 @@ CLASS_PRIOR_ATTRIBUTE = """class_prior_ : ndarray of shape (n_classes,) or None
         counts; ``None`` without ``class_weight``.
     lift_ : float or None
         The utility check's release (see ``utility_check``): training
-        accuracy minus the majority-class rate, plus Laplace noise (a DP
+        accuracy minus the majority-class rate (with ``class_weight``, the
+        weighted accuracy minus the best constant's: balanced accuracy minus
+        ``1 / n_classes`` for ``"balanced"``), plus Laplace noise (a DP
         release, covered by the guarantee); ``None`` when no check ran."""

@@ -25,6 +25,16 @@ digits of the defaults matrix, where ``z = 0, 0.25, 0.5, 0.75, 1`` gave F1
 0.78, 0.87, 0.86, 0.83, 0.78 against the cells' test accuracy:
 ``benchmarks/results/utility_warning.md``).
 
+A weighted fit (``class_weight``) is judged by its weighted accuracy:
+each row counts its class's weight ``w_k`` over the largest (released or
+public, so fixed), on both sides, ``D_w = sum_i w_{y_i} [predict(x_i) =
+y_i] - max_k w_k n_k``, divided by the released total weight ``sum_k w_k
+c_k`` (the fit's private class counts ``c_k``: post-processing). For
+``"balanced"`` that is the balanced accuracy minus ``1 / K``. A row moves
+``D_w`` by at most its weight, at most 1: the same sensitivities. Weighted
+fits whose plan releases no class counts (a dict weight with a solver
+that estimates none) are not checked.
+
 The check's epsilon is public: the share of ``epsilon`` that makes the
 Laplace scale of ``lift_`` :data:`CHECK_NOISE` (half a point), at most
 ``utility_check`` (default :data:`CHECK_SHARE_CAP`, 5%). It is reserved
@@ -79,16 +89,20 @@ def check_fires(lift, scale):
     return lift < CHECK_MARGIN + CHECK_CONFIDENCE * scale
 
 
-def lift_statistic(predicted, codes, n_classes):
+def lift_statistic(predicted, codes, n_classes, weights=None):
     """``D``: correct predictions minus the largest class count (exact).
 
     ``predicted`` and ``codes``: class codes (``0 .. n_classes - 1``) of the
-    model's predictions and of the labels.
+    model's predictions and of the labels. ``weights``: one per class, in
+    ``[0, 1]`` (a weighted fit's class weights over their largest): each row
+    then counts its class's weight, on both sides (``D_w``, the module).
     """
     predicted = np.asarray(predicted)
     codes = np.asarray(codes)
-    correct = int(np.count_nonzero(predicted == codes))
-    largest = int(np.bincount(codes, minlength=n_classes).max()) if codes.size else 0
+    w = np.ones(n_classes) if weights is None else np.asarray(weights, float)
+    correct = float(np.sum(w[codes[predicted == codes]]))
+    totals = w * np.bincount(codes, minlength=n_classes)
+    largest = float(totals.max()) if codes.size else 0.0
     return correct - largest
 
 
@@ -102,12 +116,13 @@ class UtilityCheckMixin:
             return None
         return CHECK_SHARE_CAP if isinstance(check, str) else float(check)
 
-    def _plan_check(self, n, blocked, solver):
+    def _plan_check(self, n, blocked, solver, scale_plan):
         """The check's epsilon, or ``None`` (public: the parameters, ``n``).
 
         Only for a private fit with ``epsilon`` given (a fixed
-        ``noise_multiplier`` has no budget to share), in-memory ``X`` and no
-        ``class_weight`` (a weighted fit is not judged by its accuracy).
+        ``noise_multiplier`` has no budget to share) and in-memory ``X``; with
+        ``class_weight``, only when the plan releases the class counts (the
+        weighted lift's denominator; always for ``"balanced"``).
         """
         self.lift_ = None  # set by the check when it runs
         cap = self._check_share_cap()
@@ -118,17 +133,18 @@ class UtilityCheckMixin:
             or not math.isfinite(eps)
             or getattr(self, "noise_multiplier", None) is not None
             or blocked
-            or self.class_weight is not None
+            or (self.class_weight is not None and scale_plan.class_epsilon is None)
         ):
             return None
         return check_epsilon(float(eps), n, solver.neighbouring, cap)
 
-    def _utility_check(self, X, Y, epsilon, neighbouring, rng, diagnosis):
+    def _utility_check(self, X, Y, epsilon, neighbouring, rng, diagnosis, balance):
         """Release ``lift_``; the check's warnings (``[]`` when the fit learns).
 
         ``X``: the training rows as given (the released ``coef_`` is in their
         units); ``diagnosis``: the plan's public messages, given as the likely
-        reason when the check fires.
+        reason when the check fires; ``balance``: the fit's class balance (a
+        weighted fit's released counts).
         """
         codes = row_class_codes(Y)
         scores = np.asarray(X @ np.atleast_2d(self.coef_).T) + self.intercept_
@@ -137,17 +153,24 @@ class UtilityCheckMixin:
         else:
             predicted = np.argmax(scores, axis=1)
         K = self.classes_.shape[0]
+        weights, total, what = None, codes.shape[0], "accuracy"
+        if self.class_weight_ is not None:
+            # post-processing of the released weights and counts
+            weights = self.class_weight_ / np.max(self.class_weight_)
+            total = float(np.sum(weights * balance.counts))
+            what = "class-weighted accuracy (balanced accuracy for 'balanced')"
         scale = LIFT_SENSITIVITY[neighbouring] / epsilon
-        n = codes.shape[0]
-        released = lift_statistic(predicted, codes, K) + rng.laplace(scale=scale)
-        self.lift_ = float(released / n)
-        if not check_fires(self.lift_, scale / n):
+        released = lift_statistic(predicted, codes, K, weights) + rng.laplace(
+            scale=scale
+        )
+        self.lift_ = float(released / total)
+        if not check_fires(self.lift_, scale / total):
             return []
         message = (
-            f"the model is not clearly better than predicting the majority class: "
-            f"its training accuracy minus the majority-class rate is "
-            f"{self.lift_:+.1%} by a private check (Laplace noise of scale "
-            f"{scale / n:.1%}, epsilon {epsilon:.3g}, counted in the guarantee)"
+            f"the model is not clearly better than predicting one class: its "
+            f"training {what} minus the best constant's is {self.lift_:+.1%} by "
+            f"a private check (Laplace noise of scale {scale / total:.1%}, "
+            f"epsilon {epsilon:.3g}, counted in the guarantee)"
         )
         if diagnosis:
             return [f"{message}; the plan's public diagnosis: {' '.join(diagnosis)}"]
