@@ -30,7 +30,11 @@ each row counts its class's weight ``w_k`` over the largest (released or
 public, so fixed), on both sides, ``D_w = sum_i w_{y_i} [predict(x_i) =
 y_i] - max_k w_k n_k``, divided by the released total weight ``sum_k w_k
 c_k`` (the fit's private class counts ``c_k``: post-processing). For
-``"balanced"`` that is the balanced accuracy minus ``1 / K``. A row moves
+``"balanced"`` that is the balanced accuracy minus ``1 / K`` when the
+released counts are accurate; noisy counts lower it (the best constant under
+the fit's own weights scores above ``1 / K``), never lift a constant
+predictor above 0 (Bank, 383 minority rows, one seed of five whose released
+count was 264: ``benchmarks/results/constant_bank.md``). A row moves
 ``D_w`` by at most its weight, at most 1: the same sensitivities. Weighted
 fits whose plan releases no class counts (a dict weight with a solver
 that estimates none) are not checked.
