@@ -99,19 +99,19 @@ def _shape(dataset):
 
 
 def check_scale(rec, n):
-    """Public Laplace scale of a record's ``lift`` (``n`` training rows)."""
-    from dpestim.linear_model._utility_check import LIFT_SENSITIVITY, check_epsilon
+    """Public Laplace scale of an unweighted record's ``lift`` (``n`` rows)."""
+    from dpestim.linear_model._utility_check import check_epsilon, lift_scale
     from dpestim.solvers import resolve_solver
 
     relation = resolve_solver(rec.get("picked") or rec["solver"]).neighbouring
-    eps = check_epsilon(float(rec["epsilon"]), n, relation)
-    return LIFT_SENSITIVITY[relation] / (eps * n)
+    return lift_scale(check_epsilon(float(rec["epsilon"]), n, relation), n, relation)
 
 
 def rescore(records, shapes, z=None):
     """Set each classifier record's verdict from its ``lift`` (see the module).
 
-    ``z``: the rule's ``CHECK_CONFIDENCE`` (default: the library's).
+    The matrix fits no class weights, so the divisor is ``n``. ``z``: the
+    rule's ``CHECK_CONFIDENCE`` (default: the library's).
     """
     from dpestim.linear_model import _utility_check as uc
 
@@ -120,7 +120,7 @@ def rescore(records, shapes, z=None):
     for r in records:
         if "lift" in r:
             b = check_scale(r, shapes[r["dataset"]][0])
-            r = dict(r, utility_warning=bool(r["lift"] < uc.CHECK_MARGIN + z * b))
+            r = dict(r, utility_warning=bool(uc.check_fires(r["lift"], b, z)))
         out.append(r)
     return out
 

@@ -486,7 +486,11 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
     def _decision(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        return X @ np.atleast_2d(self.coef_).T + self.intercept_
+        return self._scores(X)
+
+    def _scores(self, X):
+        """``X @ coef_.T + intercept_`` (2-d) on validated ``X``."""
+        return np.asarray(X @ np.atleast_2d(self.coef_).T) + self.intercept_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

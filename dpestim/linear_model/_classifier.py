@@ -224,7 +224,11 @@ class BaseDPLinearClassifier(
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        return self.classes_[self._class_codes(self._decision(X))]
+
+    @staticmethod
+    def _class_codes(scores):
+        """Predicted class codes (indices of ``classes_``) of 2-d ``scores``."""
+        if scores.shape[1] == 1:
+            return (scores[:, 0] > 0).astype(np.int64)
+        return np.argmax(scores, axis=1)

@@ -60,6 +60,7 @@ __all__ = [
     "LIFT_SENSITIVITY",
     "check_epsilon",
     "check_fires",
+    "lift_scale",
     "lift_statistic",
     "UtilityCheckMixin",
 ]
@@ -88,9 +89,14 @@ def check_epsilon(epsilon, n_samples, neighbouring, share_cap=CHECK_SHARE_CAP):
     return float(min(wanted, share_cap * epsilon))
 
 
-def check_fires(lift, scale):
+def lift_scale(epsilon, total, neighbouring):
+    """Laplace scale of ``lift_``: the check's ``epsilon``, ``total`` its divisor."""
+    return LIFT_SENSITIVITY[neighbouring] / (epsilon * total)
+
+
+def check_fires(lift, scale, confidence=CHECK_CONFIDENCE):
     """Whether the release ``lift`` (Laplace scale ``scale``) warns (public)."""
-    return lift < CHECK_MARGIN + CHECK_CONFIDENCE * scale
+    return lift < CHECK_MARGIN + confidence * scale
 
 
 def lift_statistic(predicted, codes, n_classes, weights=None):
@@ -151,11 +157,7 @@ class UtilityCheckMixin:
         weighted fit's released counts).
         """
         codes = row_class_codes(Y)
-        scores = np.asarray(X @ np.atleast_2d(self.coef_).T) + self.intercept_
-        if scores.shape[1] == 1:
-            predicted = (scores[:, 0] > 0).astype(np.int64)
-        else:
-            predicted = np.argmax(scores, axis=1)
+        predicted = self._class_codes(self._scores(X))
         K = self.classes_.shape[0]
         weights, total, what = None, codes.shape[0], "accuracy"
         if self.class_weight_ is not None:
@@ -163,17 +165,17 @@ class UtilityCheckMixin:
             weights = self.class_weight_ / np.max(self.class_weight_)
             total = float(np.sum(weights * balance.counts))
             what = "class-weighted accuracy (balanced accuracy for 'balanced')"
-        scale = LIFT_SENSITIVITY[neighbouring] / epsilon
         released = lift_statistic(predicted, codes, K, weights) + rng.laplace(
-            scale=scale
+            scale=LIFT_SENSITIVITY[neighbouring] / epsilon
         )
         self.lift_ = float(released / total)
-        if not check_fires(self.lift_, scale / total):
+        scale = lift_scale(epsilon, total, neighbouring)
+        if not check_fires(self.lift_, scale):
             return []
         message = (
             f"the model is not clearly better than predicting one class: its "
             f"training {what} minus the best constant's is {self.lift_:+.1%} by "
-            f"a private check (Laplace noise of scale {scale / total:.1%}, "
+            f"a private check (Laplace noise of scale {scale:.1%}, "
             f"epsilon {epsilon:.3g}, counted in the guarantee)"
         )
         if diagnosis:
