@@ -224,7 +224,8 @@ class BaseDPLinearClassifier(
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        return self.classes_[self._class_codes(self._decision(X))]
+        codes = self._class_codes(self._decision(X))  # checks the fit first
+        return self.classes_[codes]
 
     @staticmethod
     def _class_codes(scores):
