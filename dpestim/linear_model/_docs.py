@@ -107,7 +107,9 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
     feature_scale : "auto", float or None, default="auto"
         Unit of the rows the ``"auto"`` rules run in. ``"auto"``: a private
         median ``m`` of the row norms (exponential mechanism on a public
-        geometric grid, 8 bins per factor 2 over ``2^-40 .. 2^40``; part of
+        geometric grid, 8 bins per factor 2 over ``2^-40 .. 2^40``, about
+        ``1e-12 .. 1e12``: a draw beyond it is the grid's edge and the fit
+        warns (a ``UtilityWarning``: rescale ``X`` by a public constant); part of
         ``scale_share``), and the fit runs on ``x / s`` with ``s = m /
         2.95`` (the median row norm the rules were calibrated at; with more
         than two classes 8.36 for the softmax and 4.18 for LinearSVC with the
@@ -116,7 +118,8 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         ``X``. For a private fit with ``epsilon`` given,
         ``clip_norm="auto"`` and in-memory ``X``; a non-private one
         (``epsilon=inf``, same conditions) reads the median exactly (the
-        grid bin the private draw tends to as ``epsilon`` grows; the report
+        grid bin the private draw tends to as ``epsilon`` grows, or the exact
+        median beyond the grid's range; the report
         says it is not private), so it is the limit of the private fits at
         any scale of ``X``; otherwise, and when ``n``
         is too small for a reliable estimate (``hyperparameters_`` says so),

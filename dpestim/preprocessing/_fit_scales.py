@@ -30,10 +30,13 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
+from ..exceptions import UtilityWarning
+from ..utils.fit_warnings import warn_in_fit
 from ._grid_quantile import (
     BINS_PER_OCTAVE,
     FAILURE,
     MAX_OCTAVE,
+    beyond_range,
     bin_quantile,
     bin_utility,
     feasible,
@@ -55,6 +58,7 @@ __all__ = [
     "ROW_NORM_TARGET",
     "SCALE_SHARE",
     "ScalePlan",
+    "beyond_range",
     "bin_quantile",
     "feasible",
     "feasible_share",
@@ -402,9 +406,32 @@ def private_row_scale(
     90th percentile); the draw's sensitivity is 1 for any quantile.
     """
     m = bin_quantile(statistic(X), quantile, epsilon, positive_edges(), rng)
+    if not math.isinf(epsilon) and beyond_range(m):
+        _warn_beyond_range(
+            "the private median row norm (feature_scale='auto')",
+            "X",
+            "the rows are rescaled as if their norms were at that edge, so "
+            "clip_norm and the step rules see rows far from their intended scale",
+        )
     s = m / target
     # the target is a bin's midpoint: that bin means "leave the rows as they are"
     return 1.0 if abs(s - 1.0) < 1e-9 else s
+
+
+def _warn_beyond_range(what, data, consequence):
+    """A ``UtilityWarning``: a released scale estimate is the grid's edge.
+
+    Post-processing of the released estimate (:func:`beyond_range`): the
+    warning tells nothing the release does not.
+    """
+    lo, hi = 2.0**-MAX_OCTAVE, 2.0**MAX_OCTAVE
+    warn_in_fit(
+        f"{what} fell outside the scale grid's range ({lo:.2g} to {hi:.2g}); "
+        f"{consequence}, and the fit is likely poor. Rescale {data} by a public "
+        "constant to bring its scale inside that range.",
+        UtilityWarning,
+        stacklevel=3,
+    )
 
 
 def private_target_range(y, epsilon, rng, stages=CENTRE_STAGES):
@@ -427,6 +454,13 @@ def private_target_range(y, epsilon, rng, stages=CENTRE_STAGES):
     for _ in range(stages):
         c += bin_quantile(y - c, 0.5, epsilon, signed, rng)
     m = bin_quantile(np.abs(y - c), 0.5, epsilon, positive_edges(), rng)
+    if not math.isinf(epsilon) and beyond_range(m):
+        _warn_beyond_range(
+            "the private spread of the target (y_bound='auto')",
+            "y",
+            "the target range is built from that edge, so the targets are "
+            "clipped to, or fitted within, a range far from their own",
+        )
     low, high = c - FENCE * m, c + FENCE * m
     if not high > low:  # a spread below the centre's float resolution
         low, high = np.nextafter(c, -np.inf), np.nextafter(c, np.inf)

@@ -15,6 +15,14 @@ Bins are geometric, :data:`BINS_PER_OCTAVE` per factor 2 (relative width
 one open bin at each end (a value beyond the range is estimated at the range's
 edge) and, for signed values, the mirrored bins and a bin around 0. The
 estimate is the geometric midpoint of the chosen bin.
+
+Beyond the range
+----------------
+A private draw that lands in an open end bin says only "beyond the range":
+the estimate is the range's edge, :func:`beyond_range` tells (from the
+released value alone, post-processing), and the callers warn. A non-private
+fit (``epsilon = inf``) whose best bin is an open end takes the exact
+quantile instead, so its limit stays right at any scale.
 """
 
 import math
@@ -25,6 +33,7 @@ __all__ = [
     "BINS_PER_OCTAVE",
     "FAILURE",
     "MAX_OCTAVE",
+    "beyond_range",
     "bin_quantile",
     "bin_utility",
     "feasible",
@@ -104,12 +113,29 @@ def bin_quantile(values, quantile, epsilon, edges, rng):
     representative value (:func:`_representative`). ``epsilon = inf`` (a
     non-private fit) is the mechanism's limit: the best bin (the first of
     ties), no randomness.
+    An open end bin at ``epsilon = inf`` gives the exact quantile (when it is
+    nonzero), not the grid's edge.
     """
     u = bin_utility(values, quantile, edges)
     if math.isinf(epsilon):
-        return _representative(edges, int(np.argmax(u)))
+        j = int(np.argmax(u))
+        if j in (0, edges.shape[0]):
+            exact = float(np.quantile(np.asarray(values, dtype=np.float64), quantile))
+            if exact != 0.0 and math.isfinite(exact):
+                return exact
+        return _representative(edges, j)
     j = int(np.argmax(epsilon * u / 2.0 + rng.gumbel(size=u.shape[0])))
     return _representative(edges, j)
+
+
+def beyond_range(value):
+    """Whether a positive estimate lies outside the grid's open range.
+
+    True for the representative of an open end bin (the grid's edge
+    ``2 ** -MAX_OCTAVE`` or ``2 ** MAX_OCTAVE``) and for anything beyond it;
+    a function of the released value only.
+    """
+    return not 2.0**-MAX_OCTAVE < abs(value) < 2.0**MAX_OCTAVE
 
 
 def feasible(epsilon, n_samples, quantile, n_bins):

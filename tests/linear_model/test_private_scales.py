@@ -8,7 +8,11 @@ import pytest
 from dp_accounting import ComposedDpEvent, LaplaceDpEvent
 
 from dpestim import LinearSVC, LogisticRegression, Ridge
-from dpestim.exceptions import BudgetExceededError, PrivacyLeakWarning
+from dpestim.exceptions import (
+    BudgetExceededError,
+    PrivacyLeakWarning,
+    UtilityWarning,
+)
 from dpestim.model_selection import PrivacyBudget
 from dpestim.preprocessing import _fit_scales as S
 from dpestim.solvers.saddle import ExponentialMechanismDpEvent
@@ -68,6 +72,66 @@ def test_bin_quantile_finds_the_median_and_edges_clamp():
     assert est == pytest.approx(3.0, rel=2.0 ** (1 / S.BINS_PER_OCTAVE) - 1)
     huge = S.bin_quantile(np.full(2000, 1e30), 0.5, 1.0, S.positive_edges(), rng)
     assert huge == S.positive_edges()[-1]
+    assert S.beyond_range(huge) and not S.beyond_range(est)
+    tiny = S.bin_quantile(np.full(2000, 1e-30), 0.5, 1.0, S.positive_edges(), rng)
+    assert tiny == S.positive_edges()[0] and S.beyond_range(tiny)
+
+
+@pytest.mark.parametrize("value", [1e-30, 1e-14, 3.0, 1e14, 1e30])
+def test_bin_quantile_limit_is_exact_beyond_the_grid(value):
+    """epsilon = inf: the best bin's midpoint inside the grid (unchanged), the
+    exact quantile in an open end bin (not the grid's edge)."""
+    values = value * np.linspace(1.0, 2.0, 101)
+    est = S.bin_quantile(values, 0.5, math.inf, S.positive_edges(), None)
+    if S.beyond_range(value):
+        assert est == pytest.approx(1.5 * value, rel=1e-12)
+    else:
+        assert est == pytest.approx(1.5 * value, rel=2.0 ** (1 / S.BINS_PER_OCTAVE) - 1)
+        assert est != pytest.approx(1.5 * value, rel=1e-9)  # a bin's midpoint
+    # an all-zero statistic keeps the edge (a scale of 0 would divide by 0)
+    zero = S.bin_quantile(np.zeros(5), 0.5, math.inf, S.positive_edges(), None)
+    assert zero == S.positive_edges()[0]
+
+
+def _grid_warnings(record):
+    return [
+        str(w.message)
+        for w in record
+        if issubclass(w.category, UtilityWarning) and "scale grid" in str(w.message)
+    ]
+
+
+@pytest.mark.parametrize("k", [1e-14, 1e13])
+def test_a_scale_beyond_the_grid_warns_and_the_limit_is_invariant(k):
+    """A private row scale beyond the grid is the grid's edge: the fit says so
+    (from the released estimate only); inside the grid it is silent, and the
+    non-private fit reads the exact scale, so it is the fit at X x 1."""
+    X, y = _regression(n=2000)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        Ridge(epsilon=1.0, random_state=0).fit(X * k, y)
+    (msg,) = _grid_warnings(rec)
+    assert "row norm" in msg and "Rescale X" in msg
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        Ridge(epsilon=1.0, random_state=0).fit(X, y)
+        LogisticRegression(epsilon=1.0, random_state=0, classes=[0, 1]).fit(
+            *_classification(n=2000)
+        )
+    assert _grid_warnings(rec) == []
+    ref = Ridge(epsilon=math.inf).fit(X, y).score(X, y)
+    assert Ridge(epsilon=math.inf).fit(X * k, y).score(X * k, y) == pytest.approx(
+        ref, abs=1e-3
+    )
+
+
+def test_a_target_beyond_the_grid_warns():
+    X, y = _regression(n=2000)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        Ridge(epsilon=1.0, random_state=0).fit(X, y * 1e14)
+    (msg,) = _grid_warnings(rec)
+    assert "spread of the target" in msg and "Rescale y" in msg
 
 
 def test_plan_is_public_and_drops_infeasible_draws():
