@@ -15,8 +15,8 @@ This example fits the same synthetic problem with its features multiplied by
 same), then a regression whose target is in "dollars", and finally the
 one-shot ``"adassp"`` solver and ``solver="auto"`` on a small regression with
 a public target bound, imbalanced classes, and columns on very different
-scales (one row scale cannot fix those: standardise the columns privately).
-Run: ``python examples/data_on_any_scale.py``.
+scales (one row scale cannot fix those: standardise the columns privately),
+and data beyond the private scales' grid (the fit warns). Run: ``python examples/data_on_any_scale.py``.
 """
 
 import numpy as np
@@ -117,3 +117,20 @@ pipe = make_pipeline(
 ).fit(X_mixed, price)
 r2 = pipe.score(X_mixed, price)
 print(f"private StandardScaler first (total epsilon 1): R^2 {r2:.3f}")
+
+# -- 6. scales beyond the grid: the fit says so -----------------------------------
+# The private scales are drawn on a public grid from about 1e-12 to 1e12. Data
+# beyond it (rows of norm 1e13, a target in units of 1e-15) are estimated at
+# the grid's edge and the fit is poor; the fit then warns (a UtilityWarning,
+# read off the released estimate alone) and asks for a public rescaling.
+import warnings  # noqa: E402
+
+from dpestim import UtilityWarning  # noqa: E402
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    far = Ridge(epsilon=1.0, random_state=0).fit(1e13 * X, price)
+print(f"rows of norm about 2e13: R^2 {far.score(1e13 * X, price):.3f}")
+print([str(w.message)[:72] for w in caught if issubclass(w.category, UtilityWarning)])
+near = Ridge(epsilon=1.0, random_state=0).fit(1e13 * X / 1e12, price)  # public 1e12
+print(f"the same rows divided by 1e12: R^2 {near.score(1e13 * X / 1e12, price):.3f}")
