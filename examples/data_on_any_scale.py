@@ -16,7 +16,8 @@ same), then a regression whose target is in "dollars", and finally the
 one-shot ``"adassp"`` solver and ``solver="auto"`` on a small regression with
 a public target bound, imbalanced classes, and columns on very different
 scales (one row scale cannot fix those: standardise the columns privately),
-and data beyond the private scales' grid (the fit warns). Run: ``python examples/data_on_any_scale.py``.
+and data beyond the private scales' grid (the fit warns).
+Run: ``python examples/data_on_any_scale.py``.
 """
 
 import numpy as np
