@@ -87,7 +87,7 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
             return None
         ranges = [
             _scales.private_target_range(
-                Y[:, k], plan.target_epsilon, rng, plan.centre_stages
+                Y[:, k], plan.target_epsilon, rng, plan.centre_stages, plan.spread_units
             )
             for k in range(Y.shape[1])
         ]

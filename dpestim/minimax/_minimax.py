@@ -287,11 +287,7 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
         plan, rng = self._fs.scale_fit
         if not math.isfinite(float(self.epsilon)):
             # not private: the exact centre and spread (said so in the notes)
-            c = float(np.median(y))
-            m = float(np.median(np.abs(y - c)))
-            low, high = c - _scales.FENCE * m, c + _scales.FENCE * m
-            if not high > low:
-                low, high = np.nextafter(c, -np.inf), np.nextafter(c, np.inf)
+            low, high = _scales.exact_target_range(y)
             note = "read from the data (epsilon = inf: not private)"
             return self._map_target(y, float(low), float(high), note)
         if plan.target_epsilon is None:
@@ -302,7 +298,7 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
             self._fs.target_bound = t = self._FALLBACK_TARGET_BOUND
             return np.clip(y, -t, t)
         low, high = _scales.private_target_range(
-            y, plan.target_epsilon, rng, plan.centre_stages
+            y, plan.target_epsilon, rng, plan.centre_stages, plan.spread_units
         )
         return self._map_target(y, low, high, _scales.target_note(plan))
 

@@ -8,8 +8,10 @@ preprocessing:
 
 * the **row-norm scale**: a private median of the row norms ``||x_i||``;
 * the **target's centre and range** (Ridge): a private median of ``y``,
-  refined three times around itself, and a private median absolute deviation
-  ``m`` around that centre ``c``; the range is ``c -+ 5 m``;
+  refined three times around itself, and a private spread ``m`` around that
+  centre ``c``, the 75th percentile of ``|y - c|`` where the budget affords
+  it and the median absolute deviation otherwise; the range is ``c -+ f m``
+  (``f``: :data:`FENCES`, about 3.4 standard deviations of a normal target);
 * the **class counts** (classifiers: ``class_prior="auto"``,
   ``class_weight="balanced"``): a Laplace histogram of the labels
   (:func:`private_class_counts`), ``LaplaceDpEvent``.
@@ -43,7 +45,7 @@ from ._grid_quantile import (
     positive_edges,
     signed_edges,
 )
-from ._scale_plan import CENTRE_STAGES, ScalePlan, estimates_line
+from ._scale_plan import CENTRE_STAGES, ROBUST_SPREAD_UNITS, ScalePlan, estimates_line
 
 __all__ = [
     "BINS_PER_OCTAVE",
@@ -57,6 +59,8 @@ __all__ = [
     "MULTIOUTPUT_HINGE_ROW_NORM_TARGET",
     "ROW_NORM_TARGET",
     "SCALE_SHARE",
+    "SPREAD_QUANTILES",
+    "FENCES",
     "ScalePlan",
     "beyond_range",
     "bin_quantile",
@@ -67,6 +71,7 @@ __all__ = [
     "private_row_scale",
     "private_target_range",
     "estimates_line",
+    "exact_target_range",
     "rescale_rows",
     "signed_edges",
     "target_map",
@@ -104,8 +109,26 @@ MULTINOMIAL_ROW_NORM_TARGET = 2.0 ** (24.5 / BINS_PER_OCTAVE)
 #: and 14.2 at 8.36) and the smallest sum. (8.36, used briefly, was chosen
 #: on the loaders' scaling alone.)
 MULTIOUTPUT_HINGE_ROW_NORM_TARGET = 2.0 ** (16.5 / BINS_PER_OCTAVE)
-#: The target range is the centre -+ ``FENCE`` median absolute deviations.
-FENCE = 5.0
+#: The quantile of ``|y - c|`` a target's spread ``m`` is, by the spread
+#: draw's units (``ScalePlan.spread_units``). The median absolute deviation
+#: (1 unit) is 0 when more than half of the targets share one value (counts,
+#: hours per week, ratings) and tiny when the draws of a two-valued target
+#: land between the values: the range collapsed and the fit predicted nearly
+#: a constant (synthetic targets in {0, 1, 2}, 1,000 rows, epsilon 1: R^2
+#: -0.000 in 2 of 5 fits, scikit-learn 0.70; a count zero in 87% of rows,
+#: 3,000 rows: R^2 -0.30 at every epsilon, scikit-learn 0.52). The 75th
+#: percentile is 0 only when three quarters share a value, but it needs twice
+#: the epsilon (:data:`~dpestim.preprocessing._scale_plan.ROBUST_SPREAD_UNITS`),
+#: so it runs only where the full plan (four centre stages) affords it, and
+#: the median where the budget is short (``doc/benchmarks/
+#: private_target_range.md``).
+SPREAD_QUANTILES = {1: 0.5, ROBUST_SPREAD_UNITS: 0.75}
+#: The target range is the centre -+ ``FENCES[units] m``: 5 median absolute
+#: deviations, or ``5 x 0.6745 / 1.1503 = 2.93`` 75th percentiles of ``|y -
+#: c|``, both about 3.4 standard deviations of a normal target either way.
+FENCES = {1: 5.0, ROBUST_SPREAD_UNITS: 5.0 * 0.6744897501960817 / 1.1503493803760079}
+#: The fence of the median absolute deviation.
+FENCE = FENCES[1]
 #: Half-width the estimated target range is scaled to (see Ridge's
 #: ``y_bound="auto"``). Chosen in the flat part of R^2 against the effective
 #: half-range ``TARGET_HALF_RANGE * m / m_hat`` (``m_hat / m``, the private
@@ -134,7 +157,7 @@ TARGET_SHARE_CAP = 0.5
 #: Largest epsilon of one draw (huge budgets: keeps ``epsilon ** 2`` finite).
 MAX_DRAW_EPSILON = 1e6
 #: Exponential-mechanism draws of one target's range at full precision: the
-#: centre's stages and the median absolute deviation.
+#: centre's stages and the spread.
 TARGET_DRAWS = CENTRE_STAGES + 1
 
 
@@ -144,15 +167,23 @@ TARGET_DRAWS = CENTRE_STAGES + 1
 COUNT_L1_SENSITIVITY = {"add_or_remove_one": 1.0, "replace_one": 2.0}
 
 
-def feasible_share(epsilon, n_samples, *, rows, targets, stages=CENTRE_STAGES):
+def _units(rows, targets, stages, spread_units):
+    """Epsilon units of the row and target draws (a spread takes ``spread_units``)."""
+    return (1 if rows else 0) + (stages + spread_units) * targets
+
+
+def feasible_share(
+    epsilon, n_samples, *, rows, targets, stages=CENTRE_STAGES, spread_units=1
+):
     """Smallest share of ``epsilon`` that makes every draw :func:`feasible`.
 
-    Public (``epsilon``, ``n``, which estimates run, the centre's ``stages``):
-    the draws share the budget equally (:func:`plan_estimates`), so each needs
-    the epsilon of the hardest one (the signed grid's when a target range is
-    estimated).
+    Public (``epsilon``, ``n``, which estimates run, the centre's ``stages``,
+    the spread's units): the draws share the budget in equal units
+    (:func:`plan_estimates`; a robust spread takes two, which makes it as
+    reliable as a median at one), so each unit needs the epsilon of the
+    hardest draw (the signed grid's when a target range is estimated).
     """
-    draws = (1 if rows else 0) + (stages + 1) * targets
+    draws = _units(rows, targets, stages, spread_units)
     if not draws:
         return 0.0
     n_bins = (signed_edges() if targets else positive_edges()).shape[0] + 1
@@ -171,7 +202,7 @@ def affordable_stages(epsilon, n_samples, share, *, rows, targets):
     for stages in range(CENTRE_STAGES, 0, -1):
         need = feasible_share(
             epsilon, n_samples, rows=rows, targets=targets, stages=stages
-        )
+        )  # the median absolute deviation (one unit) where the budget is short
         if need <= share:
             return stages
     return CENTRE_STAGES
@@ -243,13 +274,15 @@ def plan_estimates(
     notes = {}
     if targets:  # a range is worth up to TARGET_SHARE_CAP, whatever the solver
         max_share = max(max_share or 0.0, TARGET_SHARE_CAP)
-    stages = affordable_stages(
-        epsilon,
-        n_samples,
-        share if max_share is None else max(share, max_share),
-        rows=rows,
-        targets=targets,
+    cap = share if max_share is None else max(share, max_share)
+    spread_units = ROBUST_SPREAD_UNITS
+    stages = CENTRE_STAGES
+    robust = feasible_share(
+        epsilon, n_samples, rows=rows, targets=targets, spread_units=spread_units
     )
+    if not targets or robust > cap:  # short: the median absolute deviation
+        spread_units = 1
+        stages = affordable_stages(epsilon, n_samples, cap, rows=rows, targets=targets)
     if max_share is not None:
         share, classes = _raised_share(
             epsilon,
@@ -259,6 +292,7 @@ def plan_estimates(
             rows=rows,
             targets=targets,
             stages=stages,
+            spread_units=spread_units,
             classes=classes,
             n_classes=n_classes,
             count_sensitivity=count_sensitivity,
@@ -276,7 +310,7 @@ def plan_estimates(
     total = share * epsilon
     hist = 1 if classes else 0
     for _ in range(4):
-        draws = (1 if rows else 0) + (stages + 1) * targets + hist
+        draws = _units(rows, targets, stages, spread_units) + hist
         if not draws:
             return ScalePlan(None, None, targets, notes)
         each = total / draws
@@ -307,7 +341,7 @@ def plan_estimates(
             )
             continue
         break
-    draws = (1 if rows else 0) + (stages + 1) * targets + hist
+    draws = _units(rows, targets, stages, spread_units) + hist
     if not draws:
         return ScalePlan(None, None, 0, notes)
     # capped: beyond it a draw is exact anyway, and eps^2 stays finite
@@ -319,6 +353,7 @@ def plan_estimates(
         notes,
         class_epsilon=each if classes else None,
         centre_stages=stages,
+        spread_units=spread_units if targets else 1,
     )
 
 
@@ -335,6 +370,7 @@ def _raised_share(
     n_classes,
     count_sensitivity,
     classes_required,
+    spread_units=1,
 ):
     """``(share, classes)`` of a solver with a ``scale_share_cap`` (public).
 
@@ -351,8 +387,15 @@ def _raised_share(
     11.1% 0.719, 5.9% 0.726). A required histogram
     (``class_weight="balanced"``) is kept and counted in the share.
     """
-    need = feasible_share(epsilon, n_samples, rows=rows, targets=targets, stages=stages)
-    draws = (1 if rows else 0) + (stages + 1) * targets
+    need = feasible_share(
+        epsilon,
+        n_samples,
+        rows=rows,
+        targets=targets,
+        stages=stages,
+        spread_units=spread_units,
+    )
+    draws = _units(rows, targets, stages, spread_units)
     if not draws:
         return share, classes
     if not classes:
@@ -434,7 +477,7 @@ def _warn_beyond_range(what, data, consequence):
     )
 
 
-def private_target_range(y, epsilon, rng, stages=CENTRE_STAGES):
+def private_target_range(y, epsilon, rng, stages=CENTRE_STAGES, spread_units=1):
     """An ``(low, high)`` range of one target from ``stages + 1`` private draws.
 
     The centre ``c`` is a private median of ``y`` on the signed grid, refined
@@ -443,17 +486,20 @@ def private_target_range(y, epsilon, rng, stages=CENTRE_STAGES):
     grid's relative resolution, about 4.4% either way, then applies to the
     distance from the previous centre, not to ``|y|``: each stage divides the
     centre's error by about 20, so an offset ``10^4`` times the spread does
-    not swamp it); the spread ``m`` is a private
-    median of ``|y - c|`` (the median absolute deviation, on the positive
-    grid). The range is ``c -+ FENCE m`` (:data:`FENCE` = 5: about 3.4
-    standard deviations of a normal target). Each draw is ``epsilon``-DP.
+    not swamp it); the spread ``m`` is a private quantile of ``|y - c|`` (on
+    the positive grid): the median (the median absolute deviation) with
+    ``spread_units = 1``, the 75th percentile with two
+    (:data:`SPREAD_QUANTILES`). The range is ``c -+ FENCES[spread_units] m``
+    (about 3.4 standard deviations of a normal target). Each centre draw is
+    ``epsilon``-DP, the spread's ``spread_units x epsilon``-DP.
     """
     y = np.asarray(y, dtype=np.float64)
     signed = signed_edges()
     c = 0.0
     for _ in range(stages):
         c += bin_quantile(y - c, 0.5, epsilon, signed, rng)
-    m = bin_quantile(np.abs(y - c), 0.5, epsilon, positive_edges(), rng)
+    q = SPREAD_QUANTILES[spread_units]
+    m = bin_quantile(np.abs(y - c), q, spread_units * epsilon, positive_edges(), rng)
     if not math.isinf(epsilon) and beyond_range(m):
         _warn_beyond_range(
             "the private spread of the target (y_bound='auto')",
@@ -461,7 +507,22 @@ def private_target_range(y, epsilon, rng, stages=CENTRE_STAGES):
             "the target range is built from that edge, so the targets are "
             "clipped to, or fitted within, a range far from their own",
         )
-    low, high = c - FENCE * m, c + FENCE * m
+    return _fenced(c, m, FENCES[spread_units])
+
+
+def exact_target_range(y):
+    """The limit of :func:`private_target_range` at large ``epsilon n``, read
+    exactly (a non-private fit): the robust spread."""
+    y = np.asarray(y, dtype=np.float64)
+    c = float(np.median(y))
+    q = SPREAD_QUANTILES[ROBUST_SPREAD_UNITS]
+    m = float(np.quantile(np.abs(y - c), q))
+    return _fenced(c, m, FENCES[ROBUST_SPREAD_UNITS])
+
+
+def _fenced(c, m, fence):
+    """``(c - fence m, c + fence m)``, never empty."""
+    low, high = c - fence * m, c + fence * m
     if not high > low:  # a spread below the centre's float resolution
         low, high = np.nextafter(c, -np.inf), np.nextafter(c, np.inf)
     return float(low), float(high)
@@ -507,10 +568,17 @@ def target_map(low, high, fit_intercept, half_range=TARGET_HALF_RANGE):
 
 def target_note(plan):
     """The ``hyperparameters_`` note of the target range a plan estimates."""
+    units = plan.spread_units
+    spread = (
+        "median absolute deviations"
+        if units == 1
+        else "75th percentiles of the absolute deviations"
+    )
     return (
-        f"private range (median -+ {FENCE:g} median absolute deviations), "
-        f"{plan.centre_stages + 1} draws of epsilon {plan.target_epsilon:.4g} "
-        f"per target ({plan.centre_stages} for the centre)"
+        f"private range (median -+ {FENCES[units]:.3g} {spread}), "
+        f"{plan.centre_stages + 1} draws per target: {plan.centre_stages} for "
+        f"the centre of epsilon {plan.target_epsilon:.4g} each, the spread's "
+        f"of {units * plan.target_epsilon:.4g}"
     )
 
 

@@ -11,7 +11,7 @@ import dp_accounting
 
 from ..solvers.saddle import ExponentialMechanismDpEvent
 
-__all__ = ["CENTRE_STAGES", "ScalePlan", "estimates_line"]
+__all__ = ["CENTRE_STAGES", "ROBUST_SPREAD_UNITS", "ScalePlan", "estimates_line"]
 
 #: Private medians of the target's centre, each around the previous one (see
 #: ``_fit_scales.private_target_range``; measured: with 2, California in
@@ -23,6 +23,14 @@ __all__ = ["CENTRE_STAGES", "ScalePlan", "estimates_line"]
 #: epsilon 1, median of 5: Adult's age -4.37 with no range, -0.01 with one
 #: stage; Bank's age -4.74 / -0.04; ``doc/benchmarks/private_target_range.md``).
 CENTRE_STAGES = 4
+#: Epsilon of a target's robust spread draw (its 75th percentile of ``|y -
+#: c|``, ``_fit_scales.SPREAD_QUANTILES``) in units of a centre draw's. A
+#: draw beyond the data has utility ``-n / 4`` on the high side, half the
+#: median's, so at twice the epsilon it is exactly as reliable as a median at
+#: one (``_fit_scales.feasible``); a spread too high wrecks the fit as a
+#: collapsed one does (the targets then fill a sliver of the solver's range
+#: and the noise is scaled back up with it).
+ROBUST_SPREAD_UNITS = 2
 
 
 def _pure_epsilon(event):
@@ -40,8 +48,9 @@ class ScalePlan:
     row_epsilon : float or None
         Epsilon of the row-norm median, or ``None`` (not estimated).
     target_epsilon : float or None
-        Epsilon of each of the ``centre_stages + 1`` draws of each target's
-        range, or ``None``.
+        Epsilon of each of the ``centre_stages`` centre draws of each
+        target's range, or ``None``; its spread's draw has ``spread_units``
+        times that.
     n_targets : int
     notes : dict
         Why an estimate was skipped (for ``hyperparameters_``).
@@ -53,6 +62,10 @@ class ScalePlan:
     exact_rows : bool
         A non-private fit (``epsilon = inf``) whose row scale is read from
         the data, exactly (the private median's limit; no event).
+    spread_units : int
+        1: the target's spread is its median absolute deviation (a budget
+        too short for more); :data:`ROBUST_SPREAD_UNITS`: its 75th
+        percentile of absolute deviations, at that many units.
     check_epsilon : float or None
         Epsilon of a classifier's utility check (one Laplace count, run after
         the solver: :mod:`dpestim.linear_model._utility_check`), or ``None``.
@@ -67,6 +80,7 @@ class ScalePlan:
         class_epsilon=None,
         centre_stages=CENTRE_STAGES,
         exact_rows=False,
+        spread_units=1,
     ):
         self.row_epsilon = row_epsilon
         self.exact_rows = bool(exact_rows)
@@ -75,6 +89,7 @@ class ScalePlan:
         self.notes = notes
         self.class_epsilon = class_epsilon
         self.centre_stages = int(centre_stages)
+        self.spread_units = int(spread_units)
         self.check_epsilon = None
 
     def events(self):
@@ -83,9 +98,11 @@ class ScalePlan:
         if self.row_epsilon is not None:
             out.append(ExponentialMechanismDpEvent(self.row_epsilon))
         if self.target_epsilon is not None:
-            out += [ExponentialMechanismDpEvent(self.target_epsilon)] * (
-                (self.centre_stages + 1) * self.n_targets
-            )
+            one = [
+                ExponentialMechanismDpEvent(self.target_epsilon)
+            ] * self.centre_stages
+            spread = self.spread_units * self.target_epsilon
+            out += (one + [ExponentialMechanismDpEvent(spread)]) * self.n_targets
         if self.class_epsilon is not None:
             # scale (L1 sensitivity) / class_epsilon: noise multiplier 1 / eps
             out.append(dp_accounting.LaplaceDpEvent(1.0 / self.class_epsilon))
@@ -114,8 +131,13 @@ def estimates_line(plan, epsilon):
     if n_em:
         em_eps = plan.row_epsilon
         em_eps = plan.target_epsilon if em_eps is None else em_eps
+        spread = (
+            f" (each target's spread at {plan.spread_units}x)"
+            if plan.target_epsilon is not None and plan.spread_units != 1
+            else ""
+        )
         parts.append(
-            f"{n_em} exponential-mechanism draw(s) of epsilon {em_eps:.4g} each"
+            f"{n_em} exponential-mechanism draw(s) of epsilon {em_eps:.4g} each{spread}"
         )
     if plan.class_epsilon is not None:
         parts.append(

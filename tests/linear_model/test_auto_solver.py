@@ -264,7 +264,12 @@ def test_auto_private_target_range_is_raised_not_a_solver_switch(
     assert picks == {expected} and len(notes) == 1
     (note,) = notes
     if stages:
-        assert note.startswith("private range") and f"({stages} for the centre)" in note
+        assert note.startswith("private range") and f"{stages} for the centre" in note
+        # the robust spread (75th percentile, two units) only where the full
+        # plan affords it; the median absolute deviation where it is short
+        robust = n * epsilon >= 1000
+        assert ("75th percentiles" in note) == robust
+        assert ("median absolute deviations" in note) == (not robust)
         plan = S.plan_estimates(
             epsilon, n, share=0.05, rows=True, targets=1, max_share=0.25
         )

@@ -459,3 +459,55 @@ def test_selection_probabilities_are_epsilon_dp_on_neighbours(quantile):
         worst = max(worst, float(np.abs(logp[0] - logp[1]).max()))
     assert worst <= eps + 1e-9
     assert worst > eps / 4
+
+
+# -- the target's spread: robust where the budget affords it ----------------------
+
+
+def test_plan_runs_the_robust_spread_only_where_the_full_plan_affords_it():
+    """Two units (the 75th percentile) at large ``epsilon n``; the median
+    absolute deviation (one unit) where the budget is short; the events and
+    the total follow the units."""
+    big = S.plan_estimates(1.0, 20000, share=0.05, rows=True, targets=1)
+    assert big.spread_units == 2 and big.centre_stages == S.CENTRE_STAGES
+    eps = [e.epsilon for e in big.events()]
+    assert eps[1 : 1 + S.CENTRE_STAGES] == [big.target_epsilon] * S.CENTRE_STAGES
+    assert eps[-1] == pytest.approx(2 * big.target_epsilon)
+    assert big.epsilon == pytest.approx(0.05)
+    # each unit is as reliable as a signed median: the spread's 75th
+    # percentile at two units has the same min(q, 1 - q) eps as a median at one
+    assert S.feasible(big.target_epsilon, 20000, 0.5, S.signed_edges().shape[0] + 1)
+    short = S.plan_estimates(2.0, 331, share=0.05, rows=True, targets=1, max_share=0.5)
+    assert short.spread_units == 1 and short.target_epsilon is not None
+    assert [e.epsilon for e in short.events()][-1] == pytest.approx(
+        short.target_epsilon
+    )
+    assert short.epsilon <= 0.5 * 2.0 + 1e-12
+    assert "median absolute deviations" in S.target_note(short)
+    assert "75th percentiles" in S.target_note(big)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_robust_spread_does_not_collapse_on_a_dominant_value(seed):
+    """60% of the targets share one value: the median absolute deviation is 0
+    and its range collapses onto that value; the 75th percentile's covers the
+    rest of the targets."""
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(20000) < 0.6, 3.0, 3.0 + rng.exponential(2.0, 20000))
+    plan = S.plan_estimates(1.0, 20000, share=0.05, rows=False, targets=1)
+    assert plan.spread_units == 2
+    low, high = S.private_target_range(
+        y, plan.target_epsilon, np.random.default_rng(seed), plan.centre_stages, 2
+    )
+    # the 75th percentile of |y - 3| is the positive part's 37.5th (0.94): 3 -+ 2.75
+    assert low < 3.0 and high > 3.0 + 2.0  # covers most of the positive part
+    low1, high1 = S.private_target_range(
+        y, plan.target_epsilon, np.random.default_rng(seed), plan.centre_stages, 1
+    )
+    assert high1 - low1 < 0.1  # the median absolute deviation's collapse
+    # the non-private limit is the robust one, read exactly
+    elow, ehigh = S.exact_target_range(y)
+    m = np.quantile(np.abs(y - np.median(y)), 0.75)
+    assert (elow, ehigh) == pytest.approx(
+        (3.0 - S.FENCES[2] * m, 3.0 + S.FENCES[2] * m)
+    )
