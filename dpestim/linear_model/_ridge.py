@@ -240,19 +240,24 @@ Ridge.__doc__ = f"""Differentially private ridge regression.
         inside the privacy argument), the midpoint is added back to the
         intercept, and predictions are clipped to the range (post-processing),
         so a noisy model never predicts far outside it. ``"auto"``: a private
-        range, ``c -+ 5 m`` with ``c`` a private median of ``y`` (refined three
-        times around itself) and ``m`` a private median absolute deviation
-        around ``c`` (five exponential-mechanism draws per target, part of
-        ``scale_share``); the targets are also scaled to
+        range, ``c -+ 2.93 m`` with ``c`` a private median of ``y`` (refined
+        three times around itself) and ``m`` a private 75th percentile of
+        ``|y - c|`` (five exponential-mechanism draws per target, the last at
+        twice the others' epsilon, part of ``scale_share``; about 3.4 standard
+        deviations of a normal target either way, and it does not collapse
+        when up to three quarters of the targets share one value, a count's
+        zero say); the targets are also scaled to
         ``-+ {_scales.TARGET_HALF_RANGE:g}`` for the solver and the coefficients
         and intercept mapped back, so the rules see the same problem at any
         unit or offset of ``y``. Only for a private fit with ``epsilon`` given
-        and ``n`` large enough for reliable draws (about ``epsilon n >= 5350``,
-        6420 with the row scale, at the default share; below that the share
-        is raised up to half of ``epsilon``, with fewer refinements of the
-        centre, down to one, where four do not fit: ``epsilon n >= 321`` with
-        the row scale); otherwise no bound (as ``None``; ``hyperparameters_``
-        says why). A float ``b`` means
+        and ``n`` large enough for reliable draws (about ``epsilon n >= 6420``,
+        7490 with the row scale, at the default share; below that the share
+        is raised up to half of ``epsilon``: ``epsilon n >= 750`` with the row
+        scale; below that the spread is the median absolute deviation, ``c -+
+        5 m``, at the others' epsilon, with fewer refinements of the centre,
+        down to one, where four do not fit: ``epsilon n >= 321`` with the row
+        scale); otherwise no bound (as ``None``; ``hyperparameters_`` says
+        why). A float ``b`` means
         ``(-b, b)``; pairs may hold one value per target: a public range (a
         documented top-code, a physical range) is used as given, and scaled
         to ``-+ {_scales.TARGET_HALF_RANGE:g}`` for the solver as the private
