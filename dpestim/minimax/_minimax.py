@@ -425,19 +425,19 @@ MinimaxRegressor.__doc__ = f"""Private worst-group least squares.
     ----------
     {_DOC_COMMON}
     target_bound : "auto" or float, default="auto"
-        Public bound ``Y`` on ``|y|``; targets are clipped to it. ``"auto"``:
-        a private range ``c -+ 2.93 m`` (``c`` a private median of ``y``,
-        refined three times, ``m`` a private 75th percentile of ``|y - c|``,
-        or the median absolute deviation with a fence of 5 where the budget
-        is short: five exponential-mechanism draws from ``scale_share``, the
-        estimator of :class:`~dpestim.Ridge`'s ``y_bound="auto"``); targets
-        are clipped to it and mapped to ``-+ {_scales.TARGET_HALF_RANGE:g}``
-        (the solver's bound), ``coef_`` and ``intercept_`` are mapped back
-        and predictions clipped to the range, so the fit is the same at any unit or offset of ``y``. Without a
-        reliable estimate (``n`` too small for the budget; the privacy
-        report says so) targets are clipped to ``-+1``; at ``epsilon=inf``
-        the median and the 75th percentile of ``|y - c|`` are read from the
-        data (not private). (Before issue 25 the default was ``1.0``.)
+        Public bound ``Y`` on ``|y|``; targets are clipped to it. ``"auto"``: a
+        private range ``c -+ 2.93 m`` (``c`` a private median of ``y``, refined
+        three times, ``m`` a private 75th percentile of ``|y - c|``, or the
+        median absolute deviation with a fence of 5 where the budget is short:
+        five exponential-mechanism draws from ``scale_share``, the estimator of
+        :class:`~dpestim.Ridge`'s ``y_bound="auto"``); targets are clipped to it
+        and mapped to ``-+ {_scales.TARGET_HALF_RANGE:g}`` (the solver's bound),
+        ``coef_`` and ``intercept_`` are mapped back and predictions clipped to
+        the range, so the fit is the same at any unit or offset of ``y``.
+        Without a reliable estimate (``n`` too small for the budget; the privacy
+        report says so) targets are clipped to ``-+1``; at ``epsilon=inf`` the
+        median and the 75th percentile of ``|y - c|`` are read from the data
+        (not private). (Before issue 25 the default was ``1.0``.)
 
     Attributes
     ----------
