@@ -7,7 +7,7 @@ defaults (``y_bound="auto"``, ``solver="auto"``) on
 
 * synthetic targets built from one linear score ``z`` on 5 normal features:
   ``int0-2`` (``z`` rounded to {0, 1, 2}, about half the rows at 1),
-  ``binary`` (``z > 0``), ``zeroinfl`` (a count, 0 in 87% of the rows),
+  ``binary`` (``z > 0``), ``zeroinfl`` (a count, 0 in 68% of the rows),
   ``cont`` (``z`` itself: the control);
 * the shared data's tasks of ``public_target_bound.py``: Adult's hours per
   week (47% of the rows at 40), COMPAS's prior-offence count (18% at its

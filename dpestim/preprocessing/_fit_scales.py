@@ -114,9 +114,10 @@ MULTIOUTPUT_HINGE_ROW_NORM_TARGET = 2.0 ** (16.5 / BINS_PER_OCTAVE)
 #: (1 unit) is 0 when more than half of the targets share one value (counts,
 #: hours per week, ratings) and tiny when the draws of a two-valued target
 #: land between the values: the range collapsed and the fit predicted nearly
-#: a constant (synthetic targets in {0, 1, 2}, 1,000 rows, epsilon 1: R^2
-#: -0.000 in 2 of 5 fits, scikit-learn 0.70; a count zero in 87% of rows,
-#: 3,000 rows: R^2 -0.30 at every epsilon, scikit-learn 0.52). The 75th
+#: a constant (synthetic targets in {0, 1, 2}, 2,000 rows, epsilon 1:
+#: training R^2 0.05 and -0.00 in 2 of 5 fits, scikit-learn 0.73; a count
+#: zero in 68% of rows, 3,000 rows: R^2 -0.30 at every epsilon, scikit-learn
+#: 0.52, now 0.07-0.09; ``benchmarks/utility/target_spread.py``). The 75th
 #: percentile is 0 only when three quarters share a value, but it needs twice
 #: the epsilon (:data:`~dpestim.preprocessing._scale_plan.ROBUST_SPREAD_UNITS`),
 #: so it runs only where the full plan (four centre stages) affords it, and
