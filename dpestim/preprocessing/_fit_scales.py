@@ -196,14 +196,15 @@ def affordable_stages(epsilon, n_samples, share, *, rows, targets):
     """Centre stages of a target range that ``share`` of ``epsilon`` affords.
 
     Public: the largest number, :data:`CENTRE_STAGES` down to 1, at which
-    :func:`feasible_share` is at most ``share``; :data:`CENTRE_STAGES` when
-    none is (the range is then dropped, :func:`plan_estimates`) or no range
-    is estimated.
+    :func:`feasible_share` is at most ``share`` with the spread of one unit
+    (the median absolute deviation: the plan's fallback when the robust
+    spread does not fit); :data:`CENTRE_STAGES` when none is (the range is
+    then dropped, :func:`plan_estimates`) or no range is estimated.
     """
     for stages in range(CENTRE_STAGES, 0, -1):
         need = feasible_share(
             epsilon, n_samples, rows=rows, targets=targets, stages=stages
-        )  # the median absolute deviation (one unit) where the budget is short
+        )
         if need <= share:
             return stages
     return CENTRE_STAGES
