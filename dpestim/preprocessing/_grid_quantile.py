@@ -29,6 +29,9 @@ import math
 
 import numpy as np
 
+from ..exceptions import UtilityWarning
+from ..utils.fit_warnings import warn_in_fit
+
 __all__ = [
     "BINS_PER_OCTAVE",
     "FAILURE",
@@ -39,6 +42,7 @@ __all__ = [
     "feasible",
     "positive_edges",
     "signed_edges",
+    "warn_beyond_range",
 ]
 
 #: Bins per factor 2 of the grid.
@@ -150,3 +154,19 @@ def feasible(epsilon, n_samples, quantile, n_bins):
     """
     t = min(quantile, 1.0 - quantile) * n_samples
     return epsilon * t >= 2.0 * (math.log(n_bins) + math.log(1.0 / FAILURE))
+
+
+def warn_beyond_range(what, data, consequence):
+    """A ``UtilityWarning``: a released scale estimate is the grid's edge.
+
+    Post-processing of the released estimate (:func:`beyond_range`): the
+    warning tells nothing the release does not.
+    """
+    lo, hi = 2.0**-MAX_OCTAVE, 2.0**MAX_OCTAVE
+    warn_in_fit(
+        f"{what} fell outside the scale grid's range ({lo:.2g} to {hi:.2g}); "
+        f"{consequence}, and the fit is likely poor. Rescale {data} by a public "
+        "constant to bring its scale inside that range.",
+        UtilityWarning,
+        stacklevel=3,
+    )

@@ -15,6 +15,7 @@ from dpestim.exceptions import (
 )
 from dpestim.model_selection import PrivacyBudget
 from dpestim.preprocessing import _fit_scales as S
+from dpestim.preprocessing import _target_range as T
 from dpestim.solvers.saddle import ExponentialMechanismDpEvent
 
 
@@ -175,9 +176,9 @@ def test_one_stage_range_covers_an_offset_target(monkeypatch):
     most of a target far from 0 (diabetes-like: 150 -+ 60)."""
     y = 150.0 + 60.0 * np.random.default_rng(0).standard_normal(331)
     calls = []
-    real = S.bin_quantile
+    real = T.bin_quantile
     monkeypatch.setattr(
-        S, "bin_quantile", lambda *a, **k: calls.append(1) or real(*a, **k)
+        T, "bin_quantile", lambda *a, **k: calls.append(1) or real(*a, **k)
     )
     low, high = S.private_target_range(y, 0.17, np.random.default_rng(1), 1)
     assert len(calls) == 2  # one centre stage and the spread
