@@ -1,6 +1,7 @@
 """solver="objective-perturbation": limits, event, Jacobian bound, refusals."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -123,6 +124,22 @@ def test_explicit_alpha_is_a_floor_and_too_small_budget_is_refused():
     plan = erm_plan(100, 4, 1, LOGISTIC, alpha=1e-6, clip_norm=1.0)
     with pytest.raises(ValueError, match="Jacobian"):
         solver.calibrate(0.01, 1e-5, plan, accountant="rdp")
+
+
+def test_one_vs_rest_jacobian_terms_are_refused_together():
+    """K one-vs-rest mechanisms each pay the Jacobian term: a ridge whose K
+    terms exceed epsilon is refused up front with that reason (it used to end
+    in a failed noise search, "epsilon ... is too small for this run"), one
+    whose single term fits is still calibrated for K = 1."""
+    solver = ObjectivePerturbation()
+    one = erm_plan(100, 4, 1, LOGISTIC, alpha=1.0, clip_norm=1.0)
+    eps_j = solver.jacobian_epsilon(one)
+    epsilon = 3.0 * eps_j  # affords one Jacobian term, not ten
+    assert solver.calibrate(epsilon, 1e-5, one, accountant="rdp") > 0
+    ten = replace(one, n_outputs=10)
+    assert solver.jacobian_epsilon(ten) == pytest.approx(eps_j)
+    with pytest.raises(ValueError, match="for the 10 classes"):
+        solver.calibrate(epsilon, 1e-5, ten, accountant="rdp")
 
 
 def test_budget_composes_objective_perturbation_fits():

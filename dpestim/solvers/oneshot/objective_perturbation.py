@@ -109,7 +109,9 @@ class ObjectivePerturbation(OneShotSolver):
         Extra lower bound ``alpha_auto`` on the ridge (mean-loss units).
         ``"auto"``: :meth:`auto_alpha`, from public quantities.
     jacobian_share : float, default=0.1
-        Largest share of epsilon spent by the Jacobian term.
+        Largest share of epsilon spent by the Jacobian term of each binary
+        mechanism (with ``K > 2`` classes the ``K`` one-vs-rest mechanisms
+        each pay it; a ridge whose ``K`` terms exceed epsilon is refused).
     gradient_tol : float, default=1e-9
         ``gamma``, the certified gradient norm of the mean objective.
     output_noise_factor : float, default=100.0
@@ -263,10 +265,16 @@ class ObjectivePerturbation(OneShotSolver):
         if not 0 < delta < 1:
             raise ValueError("delta must be in (0, 1) for objective perturbation.")
         eps_j = self.jacobian_epsilon(plan)
-        if eps_j >= epsilon:
+        # each of the K one-vs-rest mechanisms pays its Jacobian term: no
+        # noise makes the composition cheaper than K eps_J (both bounds of
+        # amp_epsilon are at least that), so refuse here, not after a search
+        k = int(plan.n_outputs)
+        if k * eps_j >= epsilon:
+            per = f" per class, {k * eps_j:.4g} for the {k} classes" if k > 1 else ""
             raise ValueError(
                 f"the ridge alpha={plan.alpha:.4g} leaves no budget: the Jacobian "
-                f"term alone costs epsilon {eps_j:.4g} >= {epsilon:g}; raise alpha."
+                f"term alone costs epsilon {eps_j:.4g}{per} >= {epsilon:g}; raise "
+                "alpha (or lower jacobian_share)."
             )
 
         key = (self.calibration_key(plan), float(epsilon), float(delta), accountant)
