@@ -420,14 +420,17 @@ def private_row_scale(
     estimators, which clip each coordinate, :func:`row_max_abs`); one value
     per row either way, so the draw's sensitivity is the same.
     ``epsilon = inf`` (a non-private fit): the grid bin of the exact median
-    (the mechanism's limit). ``quantile``: another quantile of the statistic
+    (the mechanism's limit), or the exact median beyond the grid's range; a
+    private draw beyond it warns (:func:`warn_beyond_range`). ``quantile``:
+    another quantile of the statistic
     than the median (the minimax estimators' non-private fits read its
     90th percentile); the draw's sensitivity is 1 for any quantile.
     """
     m = bin_quantile(statistic(X), quantile, epsilon, positive_edges(), rng)
     if not math.isinf(epsilon) and beyond_range(m):
         warn_beyond_range(
-            "the private median row norm (feature_scale='auto')",
+            "the private median row norm (feature_scale='auto'; for the "
+            "minimax estimators each row's largest |x_j|)",
             "X",
             "the rows are rescaled as if their norms were at that edge, so "
             "clip_norm and the step rules see rows far from their intended scale",
