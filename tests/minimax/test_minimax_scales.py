@@ -235,3 +235,27 @@ def test_nonprivate_fit_is_the_same_at_any_feature_scale():
     for k in (0.01, 100.0):
         reg = MinimaxRegressor(epsilon=math.inf, groups=[0, 1], random_state=0)
         assert reg.fit(k * Xr, yr, sensitive_features=ar).score(k * Xr, yr) > 0.9
+
+
+@pytest.mark.parametrize("k", [1.0, 1e13])
+def test_a_row_scale_beyond_the_grid_warns(k):
+    """The minimax row statistic (each row's largest |x_j|) beyond the private
+    grid: the fit says so (from the released estimate), and only then."""
+    import warnings
+
+    from dpestim import UtilityWarning
+
+    X, y, a = _regression(n=3000, seed=2)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        MinimaxRegressor(epsilon=EPS, groups=[0, 1], random_state=0).fit(
+            k * X, y, sensitive_features=a
+        )
+    grid = [
+        str(w.message)
+        for w in rec
+        if issubclass(w.category, UtilityWarning) and "scale grid" in str(w.message)
+    ]
+    assert len(grid) == (1 if k > 1e12 else 0)
+    if grid:
+        assert "largest |x_j|" in grid[0] and "Rescale X" in grid[0]
