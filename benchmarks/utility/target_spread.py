@@ -31,7 +31,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from defaults import (  # noqa: E402
     _commit,
-    load,
     markdown_table,
     result_parser,
     run_and_save,
@@ -57,18 +56,13 @@ def _synthetic():
 
 
 def tasks():
-    """``(name, X, y, X_test, y_test)`` of every task."""
-    import public_target_bound as P
+    """``(name, X, y, X_test, y_test)`` of every task (the shared data's as
+    ``public_target_bound.py`` splits them)."""
+    from public_target_bound import _cells
 
     yield from _synthetic()
-    for name in SHARED:
-        loader, column = {**P.TASKS, **P.EXTRA_TASKS}[name]
-        X, y, _ = P._task(loader, column)
-        perm = np.random.default_rng(7).permutation(len(y))
-        te, tr = perm[:1000], perm[1000:]
-        yield name, X[tr], y[tr], X[te], y[te]
-    X, y, Xt, yt, _ = load("california")
-    yield "california", X, y, Xt, yt
+    for name, X, y, Xt, yt, _, _ in _cells([*SHARED, "california"]):
+        yield name, X, y, Xt, yt
 
 
 def run(args):

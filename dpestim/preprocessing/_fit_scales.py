@@ -251,12 +251,10 @@ def plan_estimates(
     if targets:  # a range is worth up to TARGET_SHARE_CAP, whatever the solver
         max_share = max(max_share or 0.0, TARGET_SHARE_CAP)
     cap = share if max_share is None else max(share, max_share)
-    spread_units = ROBUST_SPREAD_UNITS
-    stages = CENTRE_STAGES
-    robust = feasible_share(
+    spread_units, stages = ROBUST_SPREAD_UNITS, CENTRE_STAGES
+    if not targets or cap < feasible_share(
         epsilon, n_samples, rows=rows, targets=targets, spread_units=spread_units
-    )
-    if not targets or robust > cap:  # short: the median absolute deviation
+    ):  # short: the median absolute deviation
         spread_units = 1
         stages = affordable_stages(epsilon, n_samples, cap, rows=rows, targets=targets)
     if max_share is not None:
