@@ -106,7 +106,8 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         from the private data is printed.
     feature_scale : "auto", float or None, default="auto"
         Unit of the rows the ``"auto"`` rules run in. ``"auto"``: a private
-        median ``m`` of the row norms (exponential mechanism on a public
+        median ``m`` of the norms of the nonzero rows (empty rows, common in
+        sparse data, say nothing of the scale; exponential mechanism on a public
         geometric grid, 8 bins per factor 2 over ``2^-40 .. 2^40``, about
         ``1e-12 .. 1e12``: a draw beyond it is the grid's edge and the fit
         warns (a ``UtilityWarning``: rescale ``X`` by a public constant); part of

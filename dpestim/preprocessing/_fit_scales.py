@@ -405,13 +405,29 @@ def row_max_abs(X):
     return np.max(np.abs(X), axis=1).astype(np.float64, copy=False)
 
 
+def nonzero_row_statistic(X, statistic=row_norms):
+    """The per-row ``statistic`` of ``X``'s nonzero rows (the scale's values).
+
+    An all-zero row says nothing about the scale of the rows (and contributes
+    nothing to a linear model's coefficients); with more than half the rows
+    empty (sparse data), the median of all rows would be 0 and the draw would
+    land on a random bin below the smallest nonzero norm. Dropping them keeps
+    the sensitivity of :func:`bin_utility` at 1: adding, removing or
+    replacing one row adds, removes or replaces at most one value, and
+    :func:`bin_utility` takes ``n`` from the values it is given.
+    """
+    values = statistic(X)
+    return values[values > 0]
+
+
 def private_row_scale(
     X, epsilon, rng, target=ROW_NORM_TARGET, statistic=row_norms, quantile=0.5
 ):
     """``s`` such that rows ``x / s`` have median norm about ``target``.
 
-    ``s = m / target`` with ``m`` an ``epsilon``-DP median of the row norms
-    (:func:`bin_quantile` on :func:`positive_edges`). ``target`` is public:
+    ``s = m / target`` with ``m`` an ``epsilon``-DP median of the norms of the
+    nonzero rows (:func:`nonzero_row_statistic`; :func:`bin_quantile` on
+    :func:`positive_edges`). ``target`` is public:
     :data:`ROW_NORM_TARGET` unless the solver declares its own
     (``row_norm_target``, e.g. a solver that clips the rows themselves).
     ``statistic``: the per-row norm (:func:`row_norms`, L2; the minimax
@@ -424,7 +440,9 @@ def private_row_scale(
     than the median (the minimax estimators' non-private fits read its
     90th percentile); the draw's sensitivity is 1 for any quantile.
     """
-    m = bin_quantile(statistic(X), quantile, epsilon, positive_edges(), rng)
+    m = bin_quantile(
+        nonzero_row_statistic(X, statistic), quantile, epsilon, positive_edges(), rng
+    )
     if not math.isinf(epsilon) and beyond_range(m):
         warn_beyond_range(
             "the private median row norm (feature_scale='auto'; for the "

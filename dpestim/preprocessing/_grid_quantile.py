@@ -96,9 +96,9 @@ def bin_utility(values, quantile, edges):
     0 for a bin holding a ``q``-quantile, and minus the number of values one
     would have to move for it to hold one. Adding, removing or replacing one
     value changes ``L_j`` and ``R_j`` by at most 1 and ``q n``, ``(1 - q) n``
-    by at most ``max(q, 1 - q) <= 1`` (``n`` is public), each in a direction
-    that moves each term of the maximum by at most 1: the sensitivity is 1
-    under both relations.
+    by at most ``max(q, 1 - q) <= 1`` (``n`` is the number of values given,
+    public or not), each in a direction that moves each term of the maximum by
+    at most 1: the sensitivity is 1 under both relations.
     """
     v = np.sort(np.asarray(values, dtype=np.float64).ravel())
     n = v.shape[0]
@@ -123,7 +123,7 @@ def bin_quantile(values, quantile, epsilon, edges, rng):
     u = bin_utility(values, quantile, edges)
     if math.isinf(epsilon):
         j = int(np.argmax(u))
-        if j in (0, edges.shape[0]):
+        if j in (0, edges.shape[0]) and np.size(values):
             exact = float(np.quantile(np.asarray(values, dtype=np.float64), quantile))
             if exact != 0.0 and math.isfinite(exact):
                 return exact

@@ -2,9 +2,11 @@
 
 import math
 import warnings
+import zlib
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from dp_accounting import ComposedDpEvent, LaplaceDpEvent
 
 from dpestim import LinearSVC, LogisticRegression, Ridge
@@ -42,7 +44,7 @@ def _regression(n=5000, d=5, seed=0):
 @pytest.mark.parametrize("signed", [False, True])
 def test_bin_utility_sensitivity_on_neighbouring_datasets(relation, quantile, signed):
     """Every bin's utility moves by at most 1 between neighbouring datasets."""
-    rng = np.random.default_rng(hash((relation, quantile, signed)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(f"{relation} {quantile} {signed}".encode()))
     edges = S.signed_edges() if signed else S.positive_edges()
     worst = 0.0
     for _ in range(200):
@@ -64,6 +66,74 @@ def test_bin_utility_sensitivity_on_neighbouring_datasets(relation, quantile, si
         worst = max(worst, float(du.max()))
     assert worst <= 1.0 + 1e-12
     assert worst >= 0.5  # the check can fail: utilities do move
+
+
+@pytest.mark.parametrize("statistic", [S.row_norms, S.row_max_abs])
+def test_row_scale_utility_sensitivity_with_empty_rows(statistic):
+    """The row scale's values are the nonzero rows' statistic: every bin's
+    utility still moves by at most 1 when a row (empty or not) is added,
+    removed or replaced, including an empty row becoming nonzero."""
+    rng = np.random.default_rng(zlib.crc32(statistic.__name__.encode()))
+    edges = S.positive_edges()
+    worst = 0.0
+    for _ in range(200):
+        n = int(rng.integers(1, 30))
+        X = rng.normal(size=(n, 3)) * 10.0 ** rng.integers(-2, 3)
+        X[rng.random(n) < rng.random()] = 0.0  # up to every row empty
+        row = rng.normal(size=(1, 3)) * rng.choice([0.0, 1.0, 100.0])
+        move = rng.integers(3)
+        if move == 0:
+            Y = np.vstack([X, row])  # add
+        elif move == 1:
+            Y = np.delete(X, rng.integers(n), axis=0)  # remove
+        else:
+            Y = X.copy()
+            Y[rng.integers(n)] = row  # replace
+        for a, b in ((X, Y), (sp.csr_matrix(X), sp.csr_matrix(Y))):
+            du = np.abs(
+                S.bin_utility(S.nonzero_row_statistic(a, statistic), 0.5, edges)
+                - S.bin_utility(S.nonzero_row_statistic(b, statistic), 0.5, edges)
+            )
+            worst = max(worst, float(du.max()))
+    assert worst <= 1.0 + 1e-12
+    assert worst >= 0.5
+
+
+@pytest.mark.parametrize("empty", [0.0, 0.7])
+def test_empty_rows_do_not_set_the_row_scale(empty):
+    """Sparse data with most rows empty: the scale is the nonzero rows' median.
+
+    Before, with over half the rows empty the median row norm was 0 and the
+    draw landed on a random bin below the smallest nonzero norm (the rows
+    then scaled up by orders of magnitude).
+    """
+    rng = np.random.default_rng(5)
+    X, y = _classification(n=8000, d=5)
+    X = X * 30.0
+    X[rng.random(X.shape[0]) < empty] = 0.0
+    Xs = sp.csr_matrix(X)
+    median = np.median(np.linalg.norm(X[np.any(X != 0, axis=1)], axis=1))
+    for seed in range(3):
+        est = LogisticRegression(classes=[0, 1], epsilon=1.0, random_state=seed)
+        est.fit(Xs, y)
+        ratio = est.feature_scale_ * S.ROW_NORM_TARGET / median
+        assert abs(math.log2(ratio)) <= 0.5, ratio
+    exact = LogisticRegression(classes=[0, 1], epsilon=math.inf, random_state=0)
+    exact.fit(Xs, y)
+    ratio = exact.feature_scale_ * S.ROW_NORM_TARGET / median
+    assert abs(math.log2(ratio)) <= 1 / 16
+
+
+def test_all_rows_empty_fit_without_error():
+    """No nonzero row: the draw is uniform over the grid (private) or the
+    grid's lowest edge (non-private); either way the fit completes."""
+    X = np.zeros((300, 4))
+    y = np.arange(300) % 2
+    for eps in (1.0, math.inf):
+        est = LogisticRegression(classes=[0, 1], epsilon=eps, random_state=0)
+        est.fit(X, y)
+        assert np.isfinite(est.coef_).all()
+        assert est.predict(X).shape == (300,)
 
 
 def test_bin_quantile_finds_the_median_and_edges_clamp():
