@@ -410,8 +410,9 @@ def nonzero_row_statistic(X, statistic=row_norms):
 
     An all-zero row says nothing about the scale of the rows (and contributes
     nothing to a linear model's coefficients); with more than half the rows
-    empty (sparse data), the median of all rows would be 0 and the draw would
-    land on a random bin below the smallest nonzero norm. Dropping them keeps
+    empty (sparse data), the median of all rows would be 0, below the grid:
+    the draw would land at the grid's lowest edge (a ``UtilityWarning``) and
+    the rows be scaled up by about ``1e12``. Dropping them keeps
     the sensitivity of :func:`bin_utility` at 1: adding, removing or
     replacing one row adds, removes or replaces at most one value, and
     :func:`bin_utility` takes ``n`` from the values it is given.

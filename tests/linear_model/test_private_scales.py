@@ -104,8 +104,8 @@ def test_empty_rows_do_not_set_the_row_scale(empty):
     """Sparse data with most rows empty: the scale is the nonzero rows' median.
 
     Before, with over half the rows empty the median row norm was 0 and the
-    draw landed on a random bin below the smallest nonzero norm (the rows
-    then scaled up by orders of magnitude).
+    draw landed at the grid's lowest edge (the rows then scaled up by about
+    1e12, with a ``UtilityWarning``).
     """
     rng = np.random.default_rng(5)
     X, y = _classification(n=8000, d=5)
