@@ -212,6 +212,18 @@ ENTRIES = [
         ("--seeds", "1", "--epsilons", "1", "--out", "/tmp/constant_quick.md"),
         ("--seeds", "5", "--out", "benchmarks/results/constant_bank.md"),
     ),
+    Entry(
+        "target_spread",
+        "utility/target_spread.py",
+        ("--seeds", "1", "--sizes", "331", "--out", "/tmp/target_spread_quick.md"),
+        ("--seeds", "5"),
+    ),
+    Entry(
+        "empty_rows",
+        "utility/empty_rows.py",
+        ("--seeds", "1", "--out", "/tmp/empty_rows_quick.md"),
+        ("--seeds", "5"),
+    ),
     Entry("private_search", "utility/private_search.py", ("--quick",)),
     Entry(
         "search_units",

@@ -242,6 +242,21 @@ def run_and_save(script, args, run, report):
     print("wrote", out.with_suffix(".md"))
 
 
+def run_and_save_stamped(script, args, run, report):
+    """:func:`run_and_save` with ``report(records, command, cpu_s, commit)``.
+
+    ``commit``: ``args.commit`` (a ``git archive`` snapshot's stamp) or the
+    checkout's (:func:`_commit`).
+    """
+    commit = args.commit or _commit()
+    run_and_save(
+        script,
+        args,
+        run,
+        lambda records, command, cpu_s: report(records, command, cpu_s, commit),
+    )
+
+
 def result_parser(doc, out_name, seeds=3):
     """The argument parser of a small result-table script.
 

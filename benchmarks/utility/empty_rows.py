@@ -29,11 +29,10 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from defaults import (  # noqa: E402
-    _commit,
     load,
     markdown_table,
     result_parser,
-    run_and_save,
+    run_and_save_stamped,
 )
 
 EPSILONS = (1.0, 2.0)
@@ -126,13 +125,7 @@ def report(records, command, cpu_s, commit="?"):
 def main():
     p = result_parser(__doc__, "empty_rows.md", seeds=5)
     args = p.parse_args()
-    commit = args.commit or _commit()
-    run_and_save(
-        "empty_rows.py",
-        args,
-        run,
-        lambda records, command, cpu_s: report(records, command, cpu_s, commit),
-    )
+    run_and_save_stamped("empty_rows.py", args, run, report)
 
 
 if __name__ == "__main__":

@@ -30,10 +30,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from defaults import (  # noqa: E402
-    _commit,
     markdown_table,
     result_parser,
-    run_and_save,
+    run_and_save_stamped,
 )
 
 EPSILONS = (0.5, 1.0, 2.0)
@@ -127,13 +126,7 @@ def main():
     p = result_parser(__doc__, "target_spread.md", seeds=5)
     p.add_argument("--sizes", nargs="+", type=int, default=[331, 1000, 3000])
     args = p.parse_args()
-    commit = args.commit or _commit()
-    run_and_save(
-        "target_spread.py",
-        args,
-        run,
-        lambda records, command, cpu_s: report(records, command, cpu_s, commit),
-    )
+    run_and_save_stamped("target_spread.py", args, run, report)
 
 
 if __name__ == "__main__":
