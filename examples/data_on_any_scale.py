@@ -16,7 +16,8 @@ same), then a regression whose target is in "dollars", and finally the
 one-shot ``"adassp"`` solver and ``solver="auto"`` on a small regression with
 a public target bound, imbalanced classes, and columns on very different
 scales (one row scale cannot fix those: standardise the columns privately),
-and data beyond the private scales' grid (the fit warns).
+data beyond the private scales' grid (the fit warns), and sparse rows that are
+mostly empty.
 Run: ``python examples/data_on_any_scale.py``.
 """
 
@@ -135,3 +136,25 @@ print(f"rows of norm about 2e13: R^2 {far.score(1e13 * X, price):.3f}")
 print([str(w.message)[:72] for w in caught if issubclass(w.category, UtilityWarning)])
 near = Ridge(epsilon=1.0, random_state=0).fit(1e13 * X / 1e12, price)  # public 1e12
 print(f"the same rows divided by 1e12: R^2 {near.score(1e13 * X / 1e12, price):.3f}")
+
+# -- 7. sparse rows, most of them empty ---------------------------------------------
+# An empty row (a document with no word of the vocabulary, a user with no event)
+# says nothing of the rows' scale, so the private median is taken over the
+# nonzero rows only (the same sensitivity: one row adds or removes at most one
+# value). With 70% of the rows empty the median of all the rows would be 0.
+import scipy.sparse as sp  # noqa: E402
+
+empty = rng.random(n) < 0.7
+X_sparse = sp.csr_matrix(np.where(empty[:, None], 0.0, 30.0 * X))
+sparse_clf = LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)
+sparse_clf.fit(X_sparse, y)
+nonzero = np.median(np.linalg.norm(30.0 * X[~empty], axis=1))
+print(
+    f"70% of rows empty: accuracy {sparse_clf.score(X_sparse, y):.3f}, row scale "
+    f"{sparse_clf.feature_scale_:.3g} (nonzero rows' median norm / 2.95: "
+    f"{nonzero / 2.95:.3g})"
+)
+from sklearn.linear_model import LogisticRegression as SkLogisticRegression  # noqa: E402
+
+reference = SkLogisticRegression().fit(X_sparse, y).score(X_sparse, y)
+print(f"scikit-learn, non-private, same rows: accuracy {reference:.3f}")
