@@ -224,6 +224,12 @@ ENTRIES = [
         ("--seeds", "1", "--out", "/tmp/empty_rows_quick.md"),
         ("--seeds", "5"),
     ),
+    Entry(
+        "multiclass_heldout",
+        "utility/multiclass_heldout.py",
+        ("--seeds", "1", "--out", "/tmp/multiclass_heldout_quick.md"),
+        ("--seeds", "5"),
+    ),
     Entry("private_search", "utility/private_search.py", ("--quick",)),
     Entry(
         "search_units",
