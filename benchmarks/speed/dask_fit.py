@@ -109,7 +109,7 @@ def parallel_capacity(client, repeats=3):
     workers share one core (e.g. other jobs on the machine). No Dask
     speedup over one process can exceed it.
     """
-    w0 = sorted(client.scheduler_info()["workers"])[0]
+    w0 = sorted(client.nthreads())[0]
     ratios = []
     for _ in range(repeats):
         alone = client.run(_busy, workers=[w0])[w0]
@@ -225,7 +225,7 @@ def default_fit(client, n, repeats, compare_actor=False):
                 cpus.append(_cpu() - c0)
             wcpus.append(_worker_cpu(client) - wc0 if where == "dask" else 0.0)
             caught += [f"{w.category.__name__}: {str(w.message)[:80]}" for w in ws]
-        workers = len(client.scheduler_info()["workers"])
+        workers = len(client.nthreads())
         rows[name] = {
             "wall_s": statistics.median(walls),
             "cpu_s": statistics.median(cpus),

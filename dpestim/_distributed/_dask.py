@@ -165,7 +165,10 @@ class DaskBlocks:
 
     def _start_actors(self):
         client = self.client
-        workers = sorted(client.scheduler_info()["workers"])
+        # one scheduler call: the client's cached ``scheduler_info()`` is
+        # overwritten by a periodic refresh that carries no per-worker entries
+        # (distributed 2026.8), so it may read as "no workers" under load
+        workers = sorted(client.nthreads())
         if not workers:
             raise RuntimeError("The Dask cluster has no workers.")
         n_blocks = len(self.starts)

@@ -57,6 +57,21 @@ def test_fit_equals_in_memory_fit_for_three_chunkings(client, est, kw, persist):
         assert m.dp_event_ == ref.dp_event_ and m.n_iter_ == ref.n_iter_
 
 
+def test_worker_list_does_not_read_the_cached_scheduler_info(client, monkeypatch):
+    """The client's periodic refresh leaves ``scheduler_info()["workers"]``
+    empty (distributed 2026.8: it fetches no per-worker entries), so a fit
+    that read it could see "no workers" at random; the blocks ask the
+    scheduler directly and fit as before."""
+    X, y = _data(seed="info")
+    kw = _params(classes=[0, 1, 2], max_iter=2, batch_size=250)
+    ref = LogisticRegression(**kw).fit(X, y)
+    monkeypatch.setattr(
+        type(client), "scheduler_info", lambda self, **k: {"workers": {}}
+    )
+    m = LogisticRegression(**kw).fit(BlockedArray(da.from_array(X, chunks=(700, 5))), y)
+    np.testing.assert_allclose(m.coef_, ref.coef_, rtol=0, atol=1e-10)
+
+
 def test_dataframe_and_dask_targets(client):
     dd = pytest.importorskip("dask.dataframe")
     import pandas as pd
