@@ -415,7 +415,10 @@ def nonzero_row_statistic(X, statistic=row_norms):
     the rows be scaled up by about ``1e12``. Dropping them keeps
     the sensitivity of :func:`bin_utility` at 1: adding, removing or
     replacing one row adds, removes or replaces at most one value, and
-    :func:`bin_utility` takes ``n`` from the values it is given.
+    :func:`bin_utility` takes ``n`` from the values it is given. The plan's
+    feasibility rule (:func:`feasible`) counts all ``n`` rows, which is
+    public; with most rows empty the draw is only as reliable as one on the
+    nonzero rows (fewer values), a loss of utility, not of privacy.
     """
     values = statistic(X)
     return values[values > 0]
