@@ -12,7 +12,6 @@ control shows that the formula without the margin fails on the same rows.
 """
 
 import math
-import sys
 import zlib
 from fractions import Fraction
 
@@ -20,10 +19,7 @@ import numpy as np
 import pytest
 
 from dpestim.losses import SQUARED
-from dpestim.solvers import DPSCD
-
-# the kernel's module, wherever the solver lives (robust to package moves)
-_scd = sys.modules[DPSCD.__module__]
+from dpestim.solvers.coordinate import _kernels as _scd
 
 
 def _rows(rng, n_rows):

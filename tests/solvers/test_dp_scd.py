@@ -22,7 +22,7 @@ from twins import np_poisson_sample
 from dpestim import LinearSVC, LogisticRegression, Ridge
 from dpestim.losses import HINGE, LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
 from dpestim.solvers import DPSCD, SOLVERS, SeqDPSCD, resolve_solver
-from dpestim.solvers.coordinate.dp_scd import LOGISTIC_BOX, dual_step, scd_loop
+from dpestim.solvers.coordinate._kernels import LOGISTIC_BOX, dual_step, scd_loop
 
 LOSSES = (SQUARED, LOGISTIC, HINGE, SQUARED_HINGE)
 
