@@ -8,8 +8,9 @@ CoCoA+ subproblem with curvature factor ``sigma' = L``, clipped to
 ``|zeta_j| <= C / max(1, ||x_j||)``; the shared vector ``v = sum_j alpha_j x_j``
 moves by ``sum_j zeta_j x_j``, and Gaussian noise is added to ``v`` (all
 coordinates) and to ``alpha_B``. The released model is ``theta = v / (alpha
-n)``, never the dual variables: they stay local to :func:`_dual_run` and are
-dropped when it returns.
+n)``, never the dual variables: they stay local to
+:func:`~dpestim.solvers.coordinate._kernels._dual_run` and are dropped when
+it returns.
 
 Privacy (add/remove-one neighbouring). Treat the noisy ``v`` of every step
 as released (the model is a post-processing of the last one). Given the
@@ -29,8 +30,9 @@ with the same standard deviation; the guarantee does not rely on it.
 
 Class weights (``plan.class_weights``): the primal ``mean_i c_i loss_i +
 alpha / 2 ||theta||^2`` (``c_i`` in ``[0, 1]``) has dual terms ``c_i
-loss_i*(-alpha_i / c_i)`` (boxes ``[0, c_i]``, :func:`dual_step`) and the same
-``theta = v / (alpha n)``. The argument above does not use the form of the
+loss_i*(-alpha_i / c_i)`` (boxes ``[0, c_i]``,
+:func:`~dpestim.solvers.coordinate._kernels.dual_step`) and the same ``theta
+= v / (alpha n)``. The argument above does not use the form of the
 update: record ``j``'s is a function of its own record (hence ``c_j``; the
 class weights are public or a separately accounted release), its own dual
 variable and the released ``v``, clipped after it is computed (to ``c_j C``,
