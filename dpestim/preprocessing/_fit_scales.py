@@ -6,7 +6,8 @@ targets of order 1. This module measures, privately, the scales those rules
 need, so that an estimator can run them in those units whatever the user's
 preprocessing:
 
-* the **row-norm scale**: a private median of the row norms ``||x_i||``;
+* the **row-norm scale**: a private median of the norms ``||x_i||`` of the
+  nonzero rows;
 * the **target's centre and range** (Ridge): a private median of ``y``,
   refined three times around itself, and a private spread ``m`` around that
   centre ``c``, the 75th percentile of ``|y - c|`` where the budget affords
