@@ -139,9 +139,10 @@ def report(records, command, cpu_s, commit="?"):
         rows.append(row)
     return (
         "# The private row scale on sparse data with many empty rows\n\n"
-        f"Command: `{command}` (code {commit}; {cpu_s:.0f} CPU s). Both "
-        "classifiers at their defaults, test accuracy, median (and minimum) "
-        "over the seeds; scikit-learn at its defaults on the same features.\n\n"
+        f"Command: `{command}` (code {commit}; {cpu_s:.0f} CPU s). The "
+        "estimators at their defaults, test accuracy (R^2 for `Ridge`), median "
+        "(and minimum) over the seeds; scikit-learn at its defaults on the "
+        "same features.\n\n"
         + markdown_table(head, rows)
         + "\n"
     )
