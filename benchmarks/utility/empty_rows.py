@@ -142,9 +142,7 @@ def report(records, command, cpu_s, commit="?"):
         f"Command: `{command}` (code {commit}; {cpu_s:.0f} CPU s). The "
         "estimators at their defaults, test accuracy (R^2 for `Ridge`), median "
         "(and minimum) over the seeds; scikit-learn at its defaults on the "
-        "same features.\n\n"
-        + markdown_table(head, rows)
-        + "\n"
+        "same features.\n\n" + markdown_table(head, rows) + "\n"
     )
 
 
