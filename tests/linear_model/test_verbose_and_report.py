@@ -73,8 +73,10 @@ def test_smd_sco_plan_line_prints_steps_run(capsys):
 def test_seeded_random_state_is_flagged_in_report():
     X, y = _data()
     seeded = LogisticRegression(classes=[0, 1], max_iter=1, random_state=3).fit(X, y)
-    # max_iter "auto": an explicit max_iter far from it adds a UtilityWarning
-    fresh = LogisticRegression(classes=[0, 1]).fit(X, y)
+    # max_iter "auto": an explicit max_iter far from it adds a UtilityWarning;
+    # no utility check either: fresh OS entropy (random_state=None) makes its
+    # noisy release warn in about 1 fit of 100 on these 300 rows, a flaky test
+    fresh = LogisticRegression(classes=[0, 1], utility_check=None).fit(X, y)
     assert "random_state=3 is an integer seed" in str(seeded.privacy_report())
     assert "warnings during fit: none" in str(fresh.privacy_report())
     gen = np.random.default_rng(0)
