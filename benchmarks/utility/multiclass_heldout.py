@@ -132,13 +132,18 @@ def _derivation_cells():
     return cells
 
 
+def _medians(by):
+    """``{solver: median score}`` of one cell."""
+    return {s: float(np.median(v)) for s, v in by.items()}
+
+
 def score_rules(cells):
     """Per rule: cells within :data:`TOLERANCE` of the best, cells below dp-sgd."""
+    medians = [(eps, _medians(by)) for (_, eps), by in cells.items()]
     out = {}
     for name, rule in RULES.items():
         within = below = 0
-        for (_, eps), by in cells.items():
-            med = {s: float(np.median(v)) for s, v in by.items()}
+        for eps, med in medians:
             pick = med[rule(eps)]
             within += max(med.values()) - pick <= TOLERANCE
             below += med["dp-sgd"] - pick > TOLERANCE
@@ -154,7 +159,7 @@ def report(records, command, cpu_s, commit="?"):
     derive = _derivation_cells()
     rows = []
     for (task_name, eps), by in held.items():
-        med = {s: float(np.median(v)) for s, v in by.items()}
+        med = _medians(by)
         best = max(med, key=med.get)
         rows.append(
             [task_name, f"{eps:g}"]
