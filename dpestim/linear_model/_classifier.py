@@ -186,8 +186,8 @@ class BaseDPLinearClassifier(
             unknown = ~np.isin(y, classes)
             if unknown.any():
                 raise ValueError(
-                    f"y contains {int(unknown.sum())} label(s) not in classes="
-                    f"{classes.tolist()}."
+                    # no count or value of the unknown labels: those are private
+                    f"y contains labels not in classes={classes.tolist()}."
                 )
         if classes.shape[0] < 2:
             raise ValueError(

@@ -25,6 +25,7 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
+from ..losses import SQUARED
 from ..preprocessing import _fit_scales as _scales
 from ..privacy import PrivacyReport, calibrate_noise, check_guarantee, compute_epsilon
 from ..privacy.charging import FitCharge, charge_fit
@@ -183,7 +184,8 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         unknown = groups[codes] != a.astype(str)
         if unknown.any():
             raise ValueError(
-                f"sensitive_features contains {int(unknown.sum())} value(s) not in "
+                # no count or value of the unknown entries: those are private
+                "sensitive_features contains values not in "
                 f"groups={groups.tolist()}."
             )
         return groups, codes
@@ -415,7 +417,11 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
             prior = GaussianDpEvent(sigma_h)
         pi, counts_public = self._gaussian_proportions(cells, n_cells, sigma_h, rng)
         problem = self._lagrangian(Xc, target, cells, pi)
-        plan = SGDAPlan(n, d, problem.M.shape[1], prior)
+        smooth = None
+        if not private:  # a non-private fit reads the data: a stable step
+            curvature = 1.0 if problem.loss == SQUARED else 0.25
+            smooth = curvature * float(np.mean(np.einsum("ij,ij->i", Xc, Xc)))
+        plan = SGDAPlan(n, d, problem.M.shape[1], prior, smooth)
         params = solver.resolve(eps, delta, plan, problem.dual_kind)
         event = solver.make_event(params, plan)
         spent = compute_epsilon(event, delta) if private else math.inf

@@ -131,6 +131,22 @@ def test_regressor_nonprivate_limit():
     assert reg.score(X, y) > 0.99
 
 
+def test_regressor_nonprivate_limit_on_long_rows():
+    """Rows of norm about 3 sharing one direction (as Adult's one-hot rows
+    with their intercept column): the unclipped non-private steps of 0.5
+    diverged ("The fit diverged"); the step is now at most 1 / (mean
+    squared row norm)."""
+    rng = np.random.default_rng(zlib.crc32(b"long rows"))
+    n = 4000
+    X = rng.uniform(0.5, 1.0, (n, 10))
+    a = rng.integers(0, 2, n)
+    y = X @ rng.normal(size=10) + 0.05 * rng.normal(size=n)
+    reg = MinimaxRegressor(epsilon=math.inf, groups=[0, 1], random_state=0).fit(
+        X, y, sensitive_features=a
+    )
+    assert reg.score(X, y) > 0.9
+
+
 def test_small_group_warns_with_the_number_needed_and_no_private_count():
     X, y, a = _data(3000, zlib.crc32(b"small"), minority=0.004)
     true_count = int(a.sum())

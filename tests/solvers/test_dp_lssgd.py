@@ -337,7 +337,7 @@ def test_bad_parameters_name_the_parameter(params, exc, match):
 def test_registered_and_reported():
     assert SOLVERS["dp-lssgd"] is DPLSSGD
     assert DPLSSGD().get_params() == dict(
-        smoothing=0.5, schedule="constant", record_path=False
+        smoothing=0.5, schedule="constant", record_path=False, final_intercept=True
     )
     rng = np.random.default_rng(0)
     X = rng.normal(size=(100, 4))

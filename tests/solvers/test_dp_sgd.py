@@ -153,7 +153,8 @@ def test_registry_and_resolution():
 
 def test_solver_has_sklearn_params_and_clones():
     s = DPSGD()
-    assert s.get_params() == {}
+    assert s.get_params() == {"final_intercept": True}
+    assert clone(DPSGD(final_intercept=False)).final_intercept is False
     assert isinstance(clone(s), DPSGD)
 
 

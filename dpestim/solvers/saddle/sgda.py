@@ -64,12 +64,20 @@ class SGDAPlan:
     prior_event : DpEvent or None
         Event of what the estimator released before the solver from the same
         data (private group proportions); composed before calibration.
+    smoothness : float or None
+        Non-private fits (``epsilon = inf``) only: the mean squared norm of
+        the clipped rows times the loss's curvature (1 squared, 1/4
+        logistic), read from the data, which a non-private fit may do. The
+        ``"auto"`` learning rate is then at most ``1 / smoothness``: the
+        unclipped steps of 0.5 diverged on rows of norm about 3 (Adult's
+        one-hot rows under ``MinimaxRegressor``). ``None`` for private fits.
     """
 
     n_samples: int
     n_features: int
     n_dual: int
     prior_event: object = None
+    smoothness: float | None = None
 
 
 @dataclass
@@ -218,6 +226,8 @@ class NoisySGDA(BaseSaddleSolver):
         if clip == "auto":
             clip = (3.0 if weights else 2.0) if private else math.inf
         lr = 0.5 if self.learning_rate == "auto" else float(self.learning_rate)
+        if self.learning_rate == "auto" and not private and plan.smoothness:
+            lr = min(lr, 1.0 / float(plan.smoothness))  # unclipped: stable
         lr_y = self.dual_learning_rate
         if lr_y == "auto":
             lr_y = 2.0 if weights else 3.0

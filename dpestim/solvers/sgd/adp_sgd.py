@@ -47,6 +47,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ...exceptions import PrivacyBudgetWarning
 from ..base import SolverResult
+from ._intercept import noise_line, with_intercept_event
 from .dp_sgd import DPSGD, noisy_gradient_descent
 
 __all__ = ["ADPAdaGrad", "ADPSGD", "paper_noise_multiplier", "step_size_schedule"]
@@ -177,6 +178,7 @@ class _AdaptiveNoiseSGD(DPSGD):
 
     supported_losses = DPSGD.supported_losses
     _parameter_constraints = {
+        **DPSGD._parameter_constraints,
         "noise_shape": [StrOptions(set(NOISE_SHAPES))],
         "n_noise_levels": [Interval(Integral, 1, None, closed="left")],
     }
@@ -245,7 +247,7 @@ class _AdaptiveNoiseSGD(DPSGD):
         return _quantised_shape(raw, self.n_noise_levels)
 
     def event_inputs(self, plan):
-        return (plan.n_samples, plan.batch_size, plan.max_iter, plan.learning_rate)
+        return (*super().event_inputs(plan), plan.learning_rate)
 
     def make_event(self, noise_multiplier, plan):
         q = self.sampling_prob(plan)
@@ -256,7 +258,11 @@ class _AdaptiveNoiseSGD(DPSGD):
             if q < 1.0:
                 step = PoissonSampledDpEvent(q, step)
             events.append(SelfComposedDpEvent(step, int(count)))
-        return events[0] if len(events) == 1 else ComposedDpEvent(events)
+        event = events[0] if len(events) == 1 else ComposedDpEvent(events)
+        steps = int(counts.sum())
+        return with_intercept_event(
+            event, noise_multiplier, plan, q, steps, self.final_intercept
+        )
 
     def added_noise(self, noise_multiplier, plan):
         alpha = self.noise_scales(plan) * noise_multiplier * plan.clip_norm
@@ -266,6 +272,12 @@ class _AdaptiveNoiseSGD(DPSGD):
             f"{alpha[0]:.6g} per coordinate at the first step, {alpha[-1]:.6g} at "
             f"the last (range {alpha.min():.6g} to {alpha.max():.6g}; "
             "noise_multipliers_ holds noise multiplier x alpha_t)"
+        ) + noise_line(
+            plan,
+            noise_multiplier,
+            self.sampling_prob(plan),
+            alpha.size,
+            self.final_intercept,
         )
 
     def composition(self, plan):
@@ -297,6 +309,7 @@ class _AdaptiveNoiseSGD(DPSGD):
             rng,
             step_rule=step_rule,
         )
+        b = self.finish(X, Y, W, b, plan, noise_multiplier, rng)
         return SolverResult(
             coef=W,
             intercept=b,
@@ -356,6 +369,9 @@ class ADPSGD(_AdaptiveNoiseSGD):
         dp-sgd's. 8 levels keep ``alpha`` within about 10% of the ideal shape
         over a 200-epoch ``"invsqrt"`` schedule (16: 5%); the utility bound is
         flat (quadratic) around the optimal shape.
+    final_intercept : bool, default=True
+        See :class:`~dpestim.solvers.DPSGD` (the squared loss's final private
+        intercept).
 
     Notes
     -----
@@ -383,7 +399,9 @@ class ADPSGD(_AdaptiveNoiseSGD):
         eta_end=1e-10,
         noise_shape="adaptive",
         n_noise_levels=8,
+        final_intercept=True,
     ):
+        self.final_intercept = final_intercept
         self.schedule = schedule
         self.a = a
         self.c = c
@@ -496,6 +514,8 @@ class ADPAdaGrad(_AdaptiveNoiseSGD):
         ``"constant"``: DP-SGD noise with AdaGrad-norm steps.
     n_noise_levels : int, default=8
         See :class:`ADPSGD`.
+    final_intercept : bool, default=True
+        See :class:`~dpestim.solvers.DPSGD`.
 
     Notes
     -----
@@ -530,7 +550,9 @@ class ADPAdaGrad(_AdaptiveNoiseSGD):
         debias=True,
         noise_shape="adaptive",
         n_noise_levels=8,
+        final_intercept=True,
     ):
+        self.final_intercept = final_intercept
         self.b0_sq = b0_sq
         self.nu = nu
         self.beta = beta

@@ -173,10 +173,14 @@ class DPLSSGD(DPSGD):
         ``coef_path_`` (shape ``(n_epochs, n_outputs, n_features)``) and
         ``intercept_path_``. Every iterate is post-processing of the released
         noisy gradients, so this costs no privacy; it only uses memory.
+    final_intercept : bool, default=True
+        See :class:`~dpestim.solvers.DPSGD` (the squared loss's final private
+        intercept; the recorded path holds the run's own iterates).
     """
 
     name = "dp-lssgd"
     _parameter_constraints = {
+        **DPSGD._parameter_constraints,
         # Past ~1e6 the smoothing is numerically the projection on the mean
         # (1 - w^d loses all its digits near 1e32 d^2 and divides by zero).
         "smoothing": [Interval(Real, 0, 1e6, closed="both")],
@@ -184,7 +188,15 @@ class DPLSSGD(DPSGD):
         "record_path": ["boolean"],
     }
 
-    def __init__(self, smoothing=0.5, schedule="constant", record_path=False):
+    def __init__(
+        self,
+        smoothing=0.5,
+        schedule="constant",
+        record_path=False,
+        *,
+        final_intercept=True,
+    ):
+        self.final_intercept = final_intercept
         self.smoothing = smoothing
         self.schedule = schedule
         self.record_path = record_path
@@ -221,8 +233,9 @@ class DPLSSGD(DPSGD):
         return super().check_loss(loss)
 
     def calibration_key(self, plan):
-        """dp-sgd's key: the event does not depend on this solver's parameters."""
-        return DPSGD().calibration_key(plan)
+        """dp-sgd's key: the event depends on none of this solver's parameters
+        but ``final_intercept``."""
+        return DPSGD(final_intercept=self.final_intercept).calibration_key(plan)
 
     def steps_per_epoch(self, plan):
         """Steps of one pass in expectation, ``ceil(1 / q)`` (public)."""
@@ -282,6 +295,7 @@ class DPLSSGD(DPSGD):
                 "coef_path_": np.array(coef_path),
                 "intercept_path_": np.array(intercept_path),
             }
+        b = self.finish(X, Y, W, b, plan, noise_multiplier, rng)
         return SolverResult(
             coef=W,
             intercept=b,

@@ -34,6 +34,7 @@ from ...utils._progress import current_progress
 from ...utils._rows import row_sq_norms
 from .._policy import ITERATIVE_SCALE_SHARE_CAP, ITERATIVE_SQUARED_SHARE_CAP
 from ..base import BaseSolver, SolverResult, row_weights
+from ._intercept import applies, noise_line, private_intercept, with_intercept_event
 
 __all__ = ["DPSGD", "noisy_gradient_descent"]
 
@@ -407,10 +408,24 @@ class DPSGD(BaseSolver):
     a sparse fit is reproducible for a fixed ``random_state`` but not
     bit-identical to the dense fit of the same data.
 
-    This solver has no hyperparameters of its own: ``clip_norm``,
-    ``batch_size``, ``learning_rate`` and ``max_iter`` are estimator
-    parameters.
+    ``clip_norm``, ``batch_size``, ``learning_rate`` and ``max_iter`` are
+    estimator parameters.
+
+    Parameters
+    ----------
+    final_intercept : bool, default=True
+        End a squared-loss fit (``Ridge`` with a target range, in memory)
+        with one Gaussian query that moves the intercept to the noisy mean
+        clipped residual, where its error is small (about 2% of the budget;
+        :ref:`final-intercept`, :mod:`~dpestim.solvers.sgd._intercept`).
+        ``False``: the run's own intercept (the fits before 2026-11-27).
+        The family's other solvers take it too.
     """
+
+    _parameter_constraints = {"final_intercept": ["boolean"]}
+
+    def __init__(self, *, final_intercept=True):
+        self.final_intercept = final_intercept
 
     name = "dp-sgd"
     #: The step is a clipped-gradient sum over rows: runs on Dask / out-of-core X.
@@ -471,19 +486,43 @@ class DPSGD(BaseSolver):
         return max(1, math.ceil(plan.max_iter / self.sampling_prob(plan) - 1e-9))
 
     def event_inputs(self, plan):
-        return (plan.n_samples, plan.batch_size, plan.max_iter)
+        return (
+            plan.n_samples,
+            plan.batch_size,
+            plan.max_iter,
+            applies(plan, self.final_intercept),
+            plan.target_bound if applies(plan, self.final_intercept) else None,
+        )
 
     def make_event(self, noise_multiplier, plan):
         q = self.sampling_prob(plan)
         step = GaussianDpEvent(noise_multiplier)
         if q < 1.0:
             step = PoissonSampledDpEvent(q, step)
-        return SelfComposedDpEvent(step, self.n_steps(plan))
+        steps = self.n_steps(plan)
+        event = SelfComposedDpEvent(step, steps)
+        return with_intercept_event(
+            event, noise_multiplier, plan, q, steps, self.final_intercept
+        )
 
     def mechanism(self, plan):
         return (
             "Gaussian noise on the sum of per-example gradients clipped to L2 "
             f"norm {plan.clip_norm:g} (coefficients and intercept together)"
+        )
+
+    def added_noise(self, noise_multiplier, plan):
+        q, steps = self.sampling_prob(plan), self.n_steps(plan)
+        line = noise_line(plan, noise_multiplier, q, steps, self.final_intercept)
+        return super().added_noise(noise_multiplier, plan) + line
+
+    def finish(self, X, Y, W, b, plan, noise_multiplier, rng):
+        """The run's final private intercept (the squared loss; see
+        :mod:`~dpestim.solvers.sgd._intercept`)."""
+        q = self.sampling_prob(plan)
+        steps = self.n_steps(plan)
+        return private_intercept(
+            X, Y, W, b, plan, noise_multiplier, q, steps, rng, self.final_intercept
         )
 
     def sampling(self, plan):
@@ -502,6 +541,7 @@ class DPSGD(BaseSolver):
         rates = np.full(steps, plan.learning_rate)
         q = self.sampling_prob(plan)
         W, b = noisy_gradient_descent(X, Y, plan, q, stds, rates, rng)
+        b = self.finish(X, Y, W, b, plan, noise_multiplier, rng)
         return SolverResult(
             coef=W,
             intercept=b,
