@@ -50,6 +50,17 @@ IMBALANCE_WARNING_SHARE = 0.95
 #: counts may be 0 or negative; the prior's logarithm and the balanced
 #: weights must stay finite).
 COUNT_FLOOR = 1.0
+#: ``"balanced"`` weights are formed from the released counts floored at this
+#: many standard deviations of the histogram's noise (public: ``epsilon`` and
+#: the neighbouring relation): a smaller count cannot be told from an empty
+#: class. With the floor at 1 a class listed in ``classes`` but absent from
+#: the data got a weight of up to ``n / K``, every other class's examples
+#: were scaled down to about ``K / n`` of it, and the model predicted the
+#: absent class for 14% of the rows (3,000 synthetic rows, 4 classes, epsilon
+#: 1); a class of 2% of 1,000 MNIST rows (digits 0-3) got balanced accuracy
+#: 0.48-0.54 against 0.71 unweighted. Counts well above the noise (every
+#: class of the defaults matrix) are unchanged.
+BALANCED_NOISE_FLOOR = 3.0
 
 
 class ClassBalance:
@@ -236,8 +247,21 @@ class ClassBalanceMixin:
             if self._balanced():
                 if counts is None:  # pragma: no cover - refused before
                     raise ValueError("class_weight='balanced' needs class counts.")
-                w = counts.sum() / (K * counts)
-                out.notes["class_weight"] = f"balanced, from the {how} counts"
+                floor = COUNT_FLOOR
+                if scale_plan.class_epsilon is not None and how.startswith("private"):
+                    noise_sd = (
+                        math.sqrt(2.0)
+                        * _scales.COUNT_L1_SENSITIVITY[solver.neighbouring]
+                        / scale_plan.class_epsilon
+                    )
+                    floor = max(floor, BALANCED_NOISE_FLOOR * noise_sd)
+                w = counts.sum() / (K * np.maximum(counts, floor))
+                out.notes["class_weight"] = (
+                    f"balanced, from the {how} counts floored at {floor:.4g} "
+                    f"({BALANCED_NOISE_FLOOR:g} noise standard deviations)"
+                    if floor > COUNT_FLOOR
+                    else f"balanced, from the {how} counts"
+                )
             else:
                 w = self._dict_weights()
                 out.notes["class_weight"] = "given (public)"

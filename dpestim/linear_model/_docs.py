@@ -181,7 +181,14 @@ default="auto"
         weigh 1). ``"balanced"``: ``n / (n_classes c_k)`` with ``c_k`` the
         class counts of the same private Laplace histogram as
         ``class_prior="auto"`` (one release, run whatever ``n``; its share of
-        ``scale_share`` is counted in ``epsilon``). Sensitivity is kept by
+        ``scale_share`` is counted in ``epsilon``), each count floored at 3
+        standard deviations of that histogram's noise (a smaller count cannot
+        be told from an empty class; the floor is in ``hyperparameters_``).
+        The weights divide the other classes' signal by the rarest class's
+        weight: with a class of a few dozen rows, small ``n`` or small
+        ``epsilon``, the unweighted fit can have the better balanced accuracy
+        (a 2% class of 1,000 MNIST rows, epsilon 1: 0.71 unweighted).
+        Sensitivity is kept by
         the code: the weights are divided by their largest value, each
         example's gradient is clipped to ``clip_norm`` and then multiplied by
         its weight (at most 1; dp-scd and seq-dp-scd weight the example's

@@ -556,6 +556,33 @@ def test_balanced_uses_the_one_release():
     )
 
 
+def test_balanced_weights_floor_counts_at_the_noise():
+    """A class listed in ``classes`` but absent from the data: its noisy count
+    is floored at BALANCED_NOISE_FLOOR standard deviations of the histogram's
+    noise (public), not at 1, so its weight stays bounded and the model
+    rarely predicts it (with the floor at 1: weights 39-746, the absent
+    class predicted for 26-44% of rows)."""
+    from dpestim.linear_model._class_balance import BALANCED_NOISE_FLOOR
+
+    rng = np.random.default_rng(5)
+    n = 3000
+    X = rng.normal(size=(2 * n, 6))
+    y = np.argmax(X[:, :3] + 0.5 * rng.normal(size=(2 * n, 3)), axis=1)
+    clf = LogisticRegression(
+        epsilon=1.0,
+        classes=[0, 1, 2, 3],
+        class_weight="balanced",
+        random_state=0,
+        utility_check=None,  # the histogram's release alone
+    ).fit(X[:n], y[:n])
+    eps_h = _laplace_leaves(clf.dp_event_)
+    assert len(eps_h) == 1
+    sd = math.sqrt(2.0) * float(eps_h[0].noise_multiplier)  # L1 sensitivity 1
+    assert clf.class_weight_[3] <= n * 1.2 / (4 * BALANCED_NOISE_FLOOR * sd)
+    assert np.mean(clf.predict(X[n:]) == 3) < 0.1
+    assert "floored" in clf.hyperparameters_["class_weight"]
+
+
 def test_balanced_runs_even_when_the_prior_alone_would_not():
     X, y = _imbalanced(n=300, rate=0.3)
     clf = LogisticRegression(
