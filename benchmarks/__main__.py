@@ -225,6 +225,12 @@ ENTRIES = [
         ("--seeds", "5"),
     ),
     Entry(
+        "final_intercept",
+        "utility/final_intercept.py",
+        ("--seeds", "1", "--out", "/tmp/final_intercept_quick.md"),
+        ("--seeds", "3"),
+    ),
+    Entry(
         "multiclass_heldout",
         "utility/multiclass_heldout.py",
         ("--seeds", "1", "--out", "/tmp/multiclass_heldout_quick.md"),
