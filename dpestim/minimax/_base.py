@@ -185,8 +185,7 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         if unknown.any():
             raise ValueError(
                 # no count or value of the unknown entries: those are private
-                "sensitive_features contains values not in "
-                f"groups={groups.tolist()}."
+                f"sensitive_features contains values not in groups={groups.tolist()}."
             )
         return groups, codes
 

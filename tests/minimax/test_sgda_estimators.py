@@ -134,7 +134,7 @@ def test_regressor_nonprivate_limit():
 def test_regressor_nonprivate_limit_on_long_rows():
     """Rows of norm about 3 sharing one direction (as Adult's one-hot rows
     with their intercept column): the unclipped non-private steps of 0.5
-    diverged ("The fit diverged"); the step is now at most 1 / (mean
+    diverged ("The fit diverged"); the step is now at most 2 / (mean
     squared row norm)."""
     rng = np.random.default_rng(zlib.crc32(b"long rows"))
     n = 4000
