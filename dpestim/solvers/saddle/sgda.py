@@ -73,10 +73,10 @@ class SGDAPlan:
         trace bounds the largest eigenvalue), below it unless every row is
         parallel, so the step stays under the gradient step's bound of
         stability ``2 / curvature`` (0.5 is kept where it is already
-        smaller: California's and Adult's classifiers keep it). The unclipped steps of 0.5
-        diverged on rows of norm about 3 (Adult's one-hot rows under
-        ``MinimaxRegressor``: squared loss, smoothness about 9). ``None``
-        for private fits.
+        smaller: California's ``MinimaxRegressor`` and Adult's classifiers
+        keep it). The unclipped steps of 0.5 diverged on rows of norm about
+        3 (Adult's one-hot rows under ``MinimaxRegressor``: squared loss,
+        smoothness about 9). ``None`` for private fits.
     """
 
     n_samples: int
