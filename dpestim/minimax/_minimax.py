@@ -10,13 +10,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ..exceptions import PrivacyLeakWarning
+from ..exceptions import PrivacyLeakWarning, UtilityWarning
 from ..losses import LOGISTIC, SQUARED
 from ..preprocessing import _fit_scales as _scales
 from ..solvers.saddle import MAX_SCORE_BOUND, LinearSaddleProblem
 from ..solvers.saddle._sgda_kernels import DUAL_WEIGHTS, WORST_GROUP
 from ..solvers.saddle.sgda import LagrangianProblem
 from ..utils import check_label_values
+from ..utils.fit_warnings import warn_in_fit
 from ._base import _DOC_ATTRIBUTES, _DOC_COMMON, BaseMinimaxModel
 
 __all__ = ["MinimaxLogisticRegression", "MinimaxRegressor"]
@@ -296,6 +297,15 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
                 "target_bound": f"{note}; clipped to -+ {self._FALLBACK_TARGET_BOUND:g}"
             }
             self._fs.target_bound = t = self._FALLBACK_TARGET_BOUND
+            # public: n, epsilon and the share decide it, never the targets
+            warn_in_fit(
+                "target_bound='auto': the private target range was not "
+                f"estimated ({note}), so the targets are clipped to -+ {t:g} "
+                "in their own units; a target far from that scale is fitted "
+                "poorly (its R^2 may be negative). Pass a public "
+                "target_bound, or a larger epsilon.",
+                UtilityWarning,
+            )
             return np.clip(y, -t, t)
         low, high = _scales.private_target_range(
             y, plan.target_epsilon, rng, plan.centre_stages, plan.spread_units

@@ -293,14 +293,14 @@ def plan_estimates(
             rows = False
             notes["feature_scale"] = (
                 f"not estimated: {share:g} x epsilon x n_samples too small for a "
-                "reliable private median (rows used as given)"
+                f"reliable private median{_beyond(cap, share)} (rows used as given)"
             )
             continue
         if targets and not feasible(each, n_samples, 0.5, n_signed):
             targets = 0
             notes["y_bound"] = (
                 f"not estimated: {share:g} x epsilon x n_samples too small for "
-                "a reliable private range of y (no bound)"
+                f"a reliable private range of y{_beyond(cap, share)} (no bound)"
             )
             continue
         if (
@@ -330,6 +330,13 @@ def plan_estimates(
         centre_stages=stages,
         spread_units=spread_units if targets else 1,
     )
+
+
+def _beyond(cap, share):
+    """The notes' words on a share that could not be raised enough."""
+    if cap > share:
+        return f", even at the largest share this fit may take ({cap:g})"
+    return ""
 
 
 def _raised_share(
