@@ -431,6 +431,9 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
                 balance,
             ):
                 self._warn(message, UtilityWarning)
+        elif math.isinf(self._policy_epsilon()):
+            for message in self._exact_check(X_given, Y):
+                self._warn(message, UtilityWarning)
         self._report = PrivacyReport(
             estimator=type(self).__name__,
             solver=solver.name,
@@ -464,6 +467,10 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
     def _plan_check(self, n, blocked, solver, scale_plan):
         """Epsilon of the classifiers' utility check (``None`` here)."""
         return None
+
+    def _exact_check(self, X, Y):
+        """The classifiers' check of a non-private fit (``[]`` here)."""
+        return []
 
     def _set_coef(self, coef, intercept):
         self.coef_ = coef

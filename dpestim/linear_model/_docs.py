@@ -228,8 +228,11 @@ default="auto"
         released total weight: for ``"balanced"``, the balanced accuracy
         minus ``1 / n_classes``; a dict weight is checked when the fit
         releases the class counts (``class_prior="auto"`` with a solver that
-        starts from the prior). ``None``: no check (the fit of earlier
-        versions, bit for bit)."""
+        starts from the prior). A non-private fit (``epsilon=inf``) is
+        checked exactly (it may read its data; no budget, no ``lift_``): it
+        warns when the model is no better than one class on its training
+        rows. ``None``: no check (the fit of earlier versions, bit for
+        bit)."""
 
 COEF_BOUND_PARAM = """coef_bound : float, "auto" or None, default="auto"
         Public radius of the coefficients: after fitting, ``coef_`` (all

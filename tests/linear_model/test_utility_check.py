@@ -304,3 +304,24 @@ def test_dict_weights_with_released_counts_are_checked():
     )
     assert est.class_prior_ is not None  # the counts were released
     assert est.lift_ is not None and est.lift_ > 0.2
+
+
+def test_nonprivate_fit_is_checked_exactly():
+    """epsilon=inf: the check compares the training accuracy with the best
+    constant's exactly (no budget, no noise) and warns when the fit is no
+    better, e.g. when a constant column of 1,000 sets the row scale and the
+    binary columns barely move the model."""
+    rng = np.random.default_rng(zlib.crc32(b"exact check"))
+    n = 3000
+    B = (rng.random((n, 20)) < 0.3).astype(float)
+    y = (B[:, :5].sum(axis=1) + 0.5 * rng.normal(size=n) > 2.0).astype(int)
+    X = np.hstack([B, np.full((n, 1), 1000.0)])
+    with pytest.warns(UtilityWarning, match="non-private fit"):
+        LogisticRegression(epsilon=math.inf, classes=[0, 1], random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UtilityWarning)
+        good = LogisticRegression(epsilon=math.inf, classes=[0, 1], random_state=0)
+        assert good.fit(B, y).score(B, y) > 0.8
+        LogisticRegression(
+            epsilon=math.inf, classes=[0, 1], random_state=0, utility_check=None
+        ).fit(X, y)
