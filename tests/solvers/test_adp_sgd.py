@@ -470,6 +470,7 @@ def test_registry():
         "eta_end",
         "noise_shape",
         "n_noise_levels",
+        "final_intercept",
     }
 
 
