@@ -261,7 +261,7 @@ class _AdaptiveNoiseSGD(DPSGD):
         event = events[0] if len(events) == 1 else ComposedDpEvent(events)
         steps = int(counts.sum())
         return with_intercept_event(
-            event, noise_multiplier, plan, q, steps, self.final_intercept
+            event, noise_multiplier, plan, q, steps, self._final_intercept()
         )
 
     def added_noise(self, noise_multiplier, plan):
@@ -277,7 +277,7 @@ class _AdaptiveNoiseSGD(DPSGD):
             noise_multiplier,
             self.sampling_prob(plan),
             alpha.size,
-            self.final_intercept,
+            self._final_intercept(),
         )
 
     def composition(self, plan):

@@ -235,7 +235,7 @@ class DPLSSGD(DPSGD):
     def calibration_key(self, plan):
         """dp-sgd's key: the event depends on none of this solver's parameters
         but ``final_intercept``."""
-        return DPSGD(final_intercept=self.final_intercept).calibration_key(plan)
+        return DPSGD(final_intercept=self._final_intercept()).calibration_key(plan)
 
     def steps_per_epoch(self, plan):
         """Steps of one pass in expectation, ``ceil(1 / q)`` (public)."""

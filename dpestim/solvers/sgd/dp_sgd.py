@@ -427,6 +427,10 @@ class DPSGD(BaseSolver):
     def __init__(self, *, final_intercept=True):
         self.final_intercept = final_intercept
 
+    def _final_intercept(self):
+        """``final_intercept`` (True for a subclass that does not set it)."""
+        return getattr(self, "final_intercept", True)
+
     name = "dp-sgd"
     #: The step is a clipped-gradient sum over rows: runs on Dask / out-of-core X.
     supports_blocked_data = True
@@ -490,8 +494,8 @@ class DPSGD(BaseSolver):
             plan.n_samples,
             plan.batch_size,
             plan.max_iter,
-            applies(plan, self.final_intercept),
-            plan.target_bound if applies(plan, self.final_intercept) else None,
+            applies(plan, self._final_intercept()),
+            plan.target_bound if applies(plan, self._final_intercept()) else None,
         )
 
     def make_event(self, noise_multiplier, plan):
@@ -502,7 +506,7 @@ class DPSGD(BaseSolver):
         steps = self.n_steps(plan)
         event = SelfComposedDpEvent(step, steps)
         return with_intercept_event(
-            event, noise_multiplier, plan, q, steps, self.final_intercept
+            event, noise_multiplier, plan, q, steps, self._final_intercept()
         )
 
     def mechanism(self, plan):
@@ -513,7 +517,7 @@ class DPSGD(BaseSolver):
 
     def added_noise(self, noise_multiplier, plan):
         q, steps = self.sampling_prob(plan), self.n_steps(plan)
-        line = noise_line(plan, noise_multiplier, q, steps, self.final_intercept)
+        line = noise_line(plan, noise_multiplier, q, steps, self._final_intercept())
         return super().added_noise(noise_multiplier, plan) + line
 
     def finish(self, X, Y, W, b, plan, noise_multiplier, rng):
@@ -522,7 +526,7 @@ class DPSGD(BaseSolver):
         q = self.sampling_prob(plan)
         steps = self.n_steps(plan)
         return private_intercept(
-            X, Y, W, b, plan, noise_multiplier, q, steps, rng, self.final_intercept
+            X, Y, W, b, plan, noise_multiplier, q, steps, rng, self._final_intercept()
         )
 
     def sampling(self, plan):
