@@ -267,7 +267,13 @@ Ridge.__doc__ = f"""Differentially private ridge regression.
         minimum and maximum), which leaks them: an explicit opt-in, with a
         :class:`~dpestim.PrivacyLeakWarning`. ``None``: no bound, no centring.
         (Solvers that penalise the intercept, dp-scd, then shrink it towards the
-        midpoint rather than towards 0.)
+        midpoint rather than towards 0.) With a range and an intercept, the
+        dp-sgd family ends the fit with one Gaussian query that moves the
+        intercept to the noisy mean residual where its error is small (its
+        clipped steps leave it near the median residual, a bias on skewed
+        targets; about 2% of the budget, in ``dp_event_``; see the solver
+        guide's "final intercept", and ``final_intercept=False`` on the
+        solver).
     {COMMON_TAIL}
 
     Attributes
