@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..exceptions import UtilityWarning
 from ..privacy import check_guarantee
 from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
-from ._search_candidates import CandidateMixin
+from ._search_candidates import CandidateMixin, quiet, state_search_guarantee
 from ._search_rules import (
     _check_searched_keys,
     _final_private_step,
@@ -463,7 +463,9 @@ default="geometric"
         event = make_event(noises)
         expected = {a: make_event.fit(a, noises[a]) for a in arms}
         for params, a in zip(candidates, arm_of):  # backstop (mechanism fixed)
-            other = self._probe(params, X_tr, y_tr, noises[a])
+            with warnings.catch_warnings():  # once per candidate: K stays secret
+                warnings.simplefilter("ignore")
+                other = self._probe(params, X_tr, y_tr, noises[a])
             if [c.dp_event for c in other] != expected[a]:
                 raise ValueError(
                     "PrivateSearchCV: a candidate's mechanism differs from the "
@@ -495,13 +497,19 @@ default="geometric"
 
         best, best_score, best_params, best_arm = None, -math.inf, None, None
         *run_seeds, refit_seed = runs_seed.spawn(k + 1)
+        # K must stay secret (revealing it voids the analysis): the candidates
+        # print nothing (verbose off) and their warnings are held back; only
+        # the released candidate's are given, once, after the loop.
+        best_caught = []
         for params, draw, seed, a in zip(candidates, draws, run_seeds, arm_of):
-            est = self._candidate(params, seed)
+            est = quiet(self._candidate(params, seed))
             _final_private_step(est).set_params(noise_multiplier=noises[a])
             guard = _Interceptor(expected[a])
             push_target(guard, thread_local=True)
             try:
-                est.fit(X_tr, y_tr)
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    est.fit(X_tr, y_tr)
             finally:
                 pop_target(guard)
             self._restore_random_state(est)
@@ -510,6 +518,10 @@ default="geometric"
             if score > best_score:
                 best, best_score, best_params, best_arm = est, score, params, a
                 self.best_draw_ = draw  # factors unresolved (extrapolation)
+                best_caught = caught
+        if not self.refit:  # the released candidate's own warnings
+            for w in best_caught:
+                warnings.warn(w.message, w.category, stacklevel=2)
 
         if self.refit:  # the selected parameters on all the rows (accounted)
             best = self._candidate(best_params, refit_seed)
@@ -523,6 +535,7 @@ default="geometric"
                 pop_target(guard)
             self._restore_random_state(best)
 
+        state_search_guarantee(best, event, epsilon, delta, accountant)
         self.best_estimator_ = best
         self.best_params_ = best_params
         self.best_score_ = best_score

@@ -6,6 +6,7 @@ the ``DpEvent``), scored (per-example scores of sensitivity 1) and the
 noise of its score. :mod:`dpestim.model_selection._search` runs the search.
 """
 
+import dataclasses
 import math
 
 import numpy as np
@@ -174,3 +175,43 @@ class CandidateMixin:
             delta,
             cache_key=("GaussianDpEvent",),
         )
+
+
+def quiet(estimator):
+    """``estimator`` with every ``verbose`` parameter (nested too) set to 0."""
+    off = {
+        k: False if isinstance(v, bool) else 0
+        for k, v in estimator.get_params(deep=True).items()
+        if k == "verbose" or k.endswith("__verbose")
+    }
+    return estimator.set_params(**off) if off else estimator
+
+
+def state_search_guarantee(best, event, epsilon, delta, accountant):
+    """The released model states the search's guarantee, not its own fit's.
+
+    ``epsilon_`` / ``delta_`` / ``dp_event_`` of the selected (or refitted)
+    dpestim step become the whole search's (candidates, noisy scores, refit,
+    row scale), and its privacy report says so, with its own fit's epsilon
+    beside: a user who ships ``best_estimator_`` ships the search's release.
+    """
+    step = _final_private_step(best)
+    own = getattr(step, "epsilon_", None)
+    step.epsilon_, step.delta_, step.dp_event_ = epsilon, delta, event
+    report = getattr(step, "_report", None)
+    if report is None or not hasattr(report, "composition"):
+        return
+    note = (
+        f"selected by PrivateSearchCV: the guarantee is the whole search's "
+        f"(its candidates, noisy validation scores and refit, {accountant}); "
+        + (f"this model's own fit alone is epsilon {own:.6g}; " if own else "")
+        + f"its own steps: {report.composition}"
+    )
+    step._report = dataclasses.replace(
+        report,
+        epsilon=float(epsilon),
+        delta=float(delta),
+        dp_event=event,
+        accountant=f"{accountant} (PrivateSearchCV)",
+        composition=note,
+    )
