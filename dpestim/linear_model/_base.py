@@ -431,7 +431,8 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
                 balance,
             ):
                 self._warn(message, UtilityWarning)
-        elif math.isinf(self._policy_epsilon()):
+        elif math.isinf(self._policy_epsilon()) and blocked is None:
+            # in memory only: blocked X (Dask, memmap, zarr) is not read again
             for message in self._exact_check(X_given, Y):
                 self._warn(message, UtilityWarning)
         self._report = PrivacyReport(

@@ -158,6 +158,16 @@ class ClassBalanceMixin:
     def _check_class_prior(self, n_classes):
         """A given ``class_prior`` as proportions (public), validated."""
         p = np.asarray(self.class_prior, dtype=np.float64)
+        given = getattr(self, "classes", None)
+        if given is not None and list(np.asarray(given)) != list(self.classes_):
+            # classes_ is sorted; a prior in the order of an unsorted classes=
+            # was silently given to the wrong classes
+            raise ValueError(
+                "class_prior is read one per class in the order of classes_, "
+                f"which is sorted: {self.classes_.tolist()}; classes was given as "
+                f"{list(np.asarray(given).tolist())}. Pass classes in sorted order "
+                "(with class_prior in that order)."
+            )
         if p.ndim != 1 or p.shape[0] != n_classes:
             raise ValueError(
                 f"class_prior must be 'auto', None or an array of {n_classes} "

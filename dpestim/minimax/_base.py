@@ -157,6 +157,18 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         gp = self.group_proportions
         if not isinstance(gp, str):
             self._proportion_array(gp)
+            if self.groups is not None:
+                given = [str(g) for g in np.atleast_1d(self.groups)]
+                if given != sorted(given):
+                    # the cells are in the order of groups_ (sorted); public
+                    # proportions in the order of an unsorted groups= were
+                    # silently given to the wrong groups
+                    raise ValueError(
+                        "group_proportions are read one per cell in the order "
+                        f"of groups_, which is sorted: {sorted(given)}; groups "
+                        f"was given as {given}. Pass groups in sorted order "
+                        "(with group_proportions in that order)."
+                    )
         bound = self._score_bound()
         if not bound <= MAX_SCORE_BOUND:
             names = "l1_radius * feature_bound" + (

@@ -785,3 +785,13 @@ def test_imbalance_warning_public_prior_and_nonprivate():
     hits = [m for m in _utility_messages(est, X, y) if "in one class" in m]
     assert len(hits) == 1 and "class_weight=" not in hits[0]
     assert any("in one class" in w for w in est.privacy_report().warnings)
+
+
+def test_class_prior_with_unsorted_classes_is_refused():
+    """classes_ is sorted; a prior given beside an unsorted classes= was read
+    in classes_' order, silently giving each class another's proportion."""
+    X, y = _imbalanced(n=300, rate=0.3)
+    with pytest.raises(ValueError, match="order of classes_"):
+        LogisticRegression(classes=[1, 0], class_prior=[0.9, 0.1]).fit(X, y)
+    fit = LogisticRegression(classes=[0, 1], class_prior=[0.1, 0.9]).fit(X, y)
+    np.testing.assert_allclose(fit.class_prior_, [0.1, 0.9])

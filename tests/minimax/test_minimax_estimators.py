@@ -306,3 +306,14 @@ def test_sco_registry_default_and_squared_hinge(data):
         LogisticRegression(solver="dp-smd-sco", classes=[0, 1], delta=DELTA).fit(X, y)
     assert np.abs(clf.coef_).sum() + np.abs(clf.intercept_).sum() <= 5.0 + 1e-9
     assert "Whitehouse" in str(clf.privacy_report())
+
+
+def test_public_proportions_with_unsorted_groups_are_refused(data):
+    """groups_ is sorted; proportions given beside an unsorted groups= were
+    read in groups_' order, silently giving each group another's share."""
+    X, y, a = data
+    clf = MinimaxLogisticRegression(
+        classes=[0, 1], groups=[1, 0], group_proportions=[0.7, 0.3], delta=DELTA
+    )
+    with pytest.raises(ValueError, match="order of groups_"):
+        clf.fit(X, y, sensitive_features=a)
