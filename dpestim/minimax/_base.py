@@ -221,7 +221,7 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         y : array-like of shape (n_samples,)
         sensitive_features : array-like of shape (n_samples,) or (n_samples, k)
             Group membership of each sample (rows of a 2-d array are combined
-            into one group label). Required: a worst-group or fairness model
+            into one group label, the values joined by ``"|"``). Required: a worst-group or fairness model
             without groups is an error (use :class:`~dpestim.LogisticRegression`
             for a model of the average loss). Routed by scikit-learn's metadata
             routing (``set_fit_request``) inside
@@ -538,8 +538,13 @@ _DOC_COMMON = """epsilon : float, default=1.0
         Adds a constant feature equal to ``feature_bound``; its coefficient
         lives inside the l1 budget ``R``.
     groups : array-like or None, default=None
-        The public list of sensitive groups. ``None`` infers it from
-        ``sensitive_features`` with a :class:`~dpestim.PrivacyLeakWarning`.
+        The public list of sensitive groups, compared as strings and kept
+        sorted (``groups_``; public ``group_proportions`` are read in that
+        order, and an unsorted ``groups`` beside them is refused). With a
+        2-d ``sensitive_features`` (intersections), a group is the row's
+        values joined by ``"|"``: ``groups=["Female|Black", "Female|White",
+        ...]``. ``None`` infers it from ``sensitive_features`` with a
+        :class:`~dpestim.PrivacyLeakWarning`.
     group_proportions : {"private", "uniform"} or array-like, default="private"
         Proportions ``pi`` used to turn group-conditional risks into
         expectations: a private histogram spending ``proportions_budget *

@@ -31,7 +31,10 @@ class PrivacyBudget:
     (``dp_accounting.ComposedDpEvent``) and asks the accountant for the
     epsilon at the budget's ``delta``. If that exceeds ``epsilon``,
     :class:`~dpestim.exceptions.BudgetExceededError` is raised *before* the
-    fit runs, and nothing is recorded.
+    solver runs, and its event is not recorded (the estimator's private scale
+    estimates, charged before it, stay charged). scikit-learn's
+    ``cross_val_score`` and ``GridSearchCV`` catch the error (a NaN score):
+    pass ``error_score="raise"``.
 
     Fits inside :class:`~sklearn.pipeline.Pipeline`,
     :class:`~sklearn.model_selection.GridSearchCV` and
