@@ -222,8 +222,9 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         sensitive_features : array-like of shape (n_samples,) or (n_samples, k)
             Group membership of each sample (rows of a 2-d array are combined
             into one group label, the values joined by ``"|"``). Required: a
-            worst-group or fairness model without groups is an error (use :class:`~dpestim.LogisticRegression`
-            for a model of the average loss). Routed by scikit-learn's metadata
+            worst-group or fairness model without groups is an error (use
+            :class:`~dpestim.LogisticRegression` for a model of the average
+            loss). Routed by scikit-learn's metadata
             routing (``set_fit_request``) inside
             :class:`~sklearn.pipeline.Pipeline` and
             :class:`~sklearn.model_selection.GridSearchCV`.
