@@ -153,15 +153,33 @@ def _supported_names():
     return plain, gaussian
 
 
-def check_blocked_solver(solver):
-    """Raise ``ValueError`` unless ``solver`` can run on blocked data."""
+def check_blocked_solver(solver, estimator=None):
+    """Raise ``ValueError`` unless ``solver`` can run on blocked data.
+
+    ``estimator`` (optional): when its ``solver`` is ``"auto"`` and it asks
+    ``delta=0``, the message says that no pure-DP solver runs on blocked data
+    (the rule picked the pure-DP solver, not the user).
+    """
     if getattr(solver, "supports_blocked_data", False):
         return
     plain, gaussian = _supported_names()
+    picked = ""
+    if estimator is not None and getattr(estimator, "solver", None) == "auto":
+        picked = f"solver='auto' picked {solver.name!r}"
+        if getattr(estimator, "delta", None) == 0:
+            picked += (
+                " for delta=0 (pure DP), and no pure-DP solver runs on Dask, "
+                "memory-mapped or zarr data: pass delta > 0 (the Gaussian "
+                "dp-sgd family runs block-wise) or fit in memory. "
+            )
+        else:
+            picked += ". "
     raise ValueError(
-        f"solver={solver.name!r} cannot fit Dask, memory-mapped or zarr data: its "
+        picked
+        + f"solver={solver.name!r} cannot fit Dask, memory-mapped or zarr data: its "
         "step is not a sum of clipped per-example gradients over rows. Supported: "
-        f"{', '.join(plain)}; and with noise='gaussian': {', '.join(gaussian)}."
+        f"{', '.join(plain)}; and with noise='gaussian': {', '.join(gaussian)} "
+        "(for example solver=DPGD(noise='gaussian'), a Gaussian solver: delta > 0)."
     )
 
 
@@ -174,7 +192,7 @@ def prepare_blocked(estimator, X, y, solver):
     """
     from sklearn.utils.validation import _check_y
 
-    check_blocked_solver(solver)
+    check_blocked_solver(solver, estimator)
     n, d = X.shape
     name = type(estimator).__name__
     if n < 1 or d < 1:  # the messages of scikit-learn's check_array

@@ -147,3 +147,12 @@ def test_nonprivate_fit_on_a_dask_array():
     fit = LogisticRegression(epsilon=np.inf, classes=[0, 1, 2], random_state=0)
     fit.fit(Xd, y)
     assert np.isfinite(fit.coef_).all() and fit.score(X, y) > 0.6
+
+
+def test_pure_dp_auto_on_a_dask_array_says_why():
+    """delta=0 with solver='auto' picks a pure-DP solver, none of which runs
+    block-wise: the error says the rule picked it and to pass delta > 0."""
+    X, y = _data()
+    Xd = da.from_array(X, chunks=(1000, X.shape[1]))
+    with pytest.raises(ValueError, match="picked 'dp-nag' for delta=0"):
+        LinearSVC(delta=0, classes=[0, 1, 2]).fit(Xd, y)
