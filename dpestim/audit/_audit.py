@@ -245,6 +245,19 @@ def audit_estimator(
     _check_audit_args(n_trials, alpha, selection_fraction)
     if not (isinstance(canary_scale, int | float) and canary_scale > 0):
         raise ValueError(f"canary_scale must be positive, got {canary_scale!r}.")
+    cls = type(estimator)
+    if (
+        cls.__module__.split(".")[0] != "dpestim"
+        or not hasattr(estimator, "delta")
+        or hasattr(estimator, "param_distributions")  # a private search
+    ):
+        raise TypeError(
+            "audit_estimator audits one dpestim estimator (LogisticRegression, "
+            "LinearSVC, Ridge or a minimax estimator, unfitted: it is cloned "
+            f"and fitted 2 x n_trials times); got {cls.__module__}.{cls.__name__}."
+            " A search or a Pipeline composes several mechanisms: audit its "
+            "estimator instead."
+        )
     if (
         isinstance(estimator, ClassifierMixin)
         and getattr(estimator, "classes", None) is None

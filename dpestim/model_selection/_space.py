@@ -220,6 +220,12 @@ def sample_candidate(space, rng):
         if hasattr(dist, "rvs"):
             params[name] = dist.rvs(random_state=rng)
         else:
+            if isinstance(dist, str) or not hasattr(dist, "__iter__"):
+                raise TypeError(
+                    f"param_distributions[{name!r}] must be a list of values or a "
+                    f"distribution with rvs(), got {dist!r} (write [{dist!r}] for "
+                    "one value)."
+                )
             values = list(dist)
             if not values:
                 raise ValueError(f"param_distributions[{name!r}] is empty.")

@@ -109,9 +109,16 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def _bounds(self, d):
         if len(self.bounds) != 2:
             raise ValueError("bounds must be a pair (lower, upper).")
-        lo, hi = (
-            np.broadcast_to(np.asarray(b, float), (d,)).copy() for b in self.bounds
-        )
+        try:
+            lo, hi = (
+                np.broadcast_to(np.asarray(b, float), (d,)).copy() for b in self.bounds
+            )
+        except ValueError:
+            shapes = [np.shape(b) for b in self.bounds]
+            raise ValueError(
+                f"bounds must be scalars or arrays of shape ({d},), one value per "
+                f"feature of X; got shapes {shapes}."
+            ) from None
         if not (np.isfinite(lo).all() and np.isfinite(hi).all() and (lo < hi).all()):
             raise ValueError(
                 "bounds must be finite with lower < upper for every feature "

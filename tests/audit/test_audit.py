@@ -159,3 +159,17 @@ def test_custom_regression_canary_is_scored_towards_its_target(data):
     # it goes up, and without noise the test separates perfectly.
     assert res.scores_in.min() > res.scores_out.max()
     assert res.false_positives == res.false_negatives == 0
+
+
+def test_audit_refuses_what_is_not_one_dpestim_estimator():
+    from sklearn.linear_model import LogisticRegression as SkLR
+    from sklearn.pipeline import make_pipeline
+
+    from dpestim.model_selection import PrivateSearchCV
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 3)), np.arange(60) % 2
+    dp = LogisticRegression(classes=[0, 1])
+    for bad in (SkLR(), PrivateSearchCV(dp), make_pipeline(dp)):
+        with pytest.raises(TypeError, match="audits one dpestim estimator"):
+            audit_estimator(bad, X, y, n_trials=10)

@@ -442,3 +442,9 @@ def test_released_model_states_the_search_guarantee(data):
     report = best.privacy_report()
     assert report.epsilon == s.epsilon_
     assert "selected by PrivateSearchCV" in str(report)
+
+
+def test_a_scalar_in_param_distributions_is_refused_clearly(data):
+    X, y = data
+    with pytest.raises(TypeError, match=r"param_distributions\['alpha'\] must be"):
+        PrivateSearchCV(_lr(), {"alpha": 1e-3}, epsilon=1.0).fit(X, y)

@@ -131,3 +131,9 @@ def test_private_quantile_and_clip_norm():
         private_quantile(values, 1.5, 1.0, (1, 2))
     with pytest.raises(ValueError, match="bounds"):
         private_quantile(values, 0.5, 1.0, (2, 1))
+
+
+def test_scaler_bounds_of_the_wrong_length_are_refused_clearly():
+    X = np.random.default_rng(0).uniform(size=(50, 3))
+    with pytest.raises(ValueError, match=r"arrays of shape \(3,\)"):
+        StandardScaler(bounds=([0, 0], [1, 1]), epsilon=1.0).fit(X)
