@@ -96,7 +96,12 @@ class WorkflowGuarantee:
     Attributes
     ----------
     epsilon, delta : float
-        dp-accounting's epsilon of ``dp_event`` at ``delta``.
+        dp-accounting's epsilon of ``dp_event`` at ``delta``, or, when
+        smaller, the basic composition of the steps' own guarantees (the sum
+        of their ``epsilon_``, valid when the sum of their ``delta_`` is at
+        most ``delta``): a step's own accounting can be tighter than the
+        accountant's on its event (a search's privacy-profile bound, the
+        parallel composition of :class:`SubsetSearchCV`).
     dp_event : dp_accounting.ComposedDpEvent
         Composition of every private step's event.
     steps : tuple of (str, DpEvent)
@@ -116,8 +121,13 @@ class WorkflowGuarantee:
     def __str__(self):
         lines = [
             f"Workflow guarantee: epsilon={self.epsilon:.4g}, delta={self.delta:g} "
-            f"({self.accountant.upper()} accountant of dp-accounting on the "
-            "composition of the steps' events)"
+            + (
+                "(basic composition of the steps' own guarantees, their "
+                "epsilon_, tighter here than the accountant on their events)"
+                if self.accountant == "basic"
+                else f"({self.accountant.upper()} accountant of dp-accounting on "
+                "the composition of the steps' events)"
+            )
         ]
         lines += [f"  {path}: {event!r}" for path, event in self.steps]
         lines += [
@@ -150,7 +160,7 @@ def workflow_guarantee(estimator, delta=None, *, accountant="rdp"):
     guarantee : WorkflowGuarantee
     """
     non_private = tuple(check_private_steps(estimator, where="workflow_guarantee"))
-    steps, deltas, relations = [], [], set()
+    steps, deltas, relations, own = [], [], set(), []
     for path, step in _leaves(estimator):
         if not _is_private(step):
             continue
@@ -158,6 +168,10 @@ def workflow_guarantee(estimator, delta=None, *, accountant="rdp"):
             raise ValueError(f"Step {path!r} is not fitted (no dp_event_).")
         steps.append((path, step.dp_event_))
         deltas.append(float(getattr(step, "delta_", 0.0)))
+        if own is not None and hasattr(step, "epsilon_"):
+            own.append((float(step.epsilon_), deltas[-1]))
+        else:
+            own = None
         solver = getattr(step, "solver_", None)
         relations.add(
             getattr(step, "_relation", None)
@@ -172,6 +186,9 @@ def workflow_guarantee(estimator, delta=None, *, accountant="rdp"):
         delta = max(deltas, default=0.0)
     event = dp_accounting.ComposedDpEvent([e for _, e in steps])
     eps = composed_epsilon([e for _, e in steps], delta, accountant, relation)
+    # each step's own (epsilon_, delta_) composes too (basic composition)
+    if own and sum(d for _, d in own) <= delta and sum(e for e, _ in own) < eps:
+        eps, accountant = sum(e for e, _ in own), "basic"
     return WorkflowGuarantee(
         float(eps), float(delta), event, tuple(steps), non_private, accountant
     )

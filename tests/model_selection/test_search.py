@@ -448,3 +448,15 @@ def test_a_scalar_in_param_distributions_is_refused_clearly(data):
     X, y = data
     with pytest.raises(TypeError, match=r"param_distributions\['alpha'\] must be"):
         PrivateSearchCV(_lr(), {"alpha": 1e-3}, epsilon=1.0).fit(X, y)
+
+
+def test_workflow_guarantee_of_a_search_is_at_most_its_own(data):
+    """The search's own accounting (the privacy-profile bound) can be tighter
+    than the RDP accountant on its event: workflow_guarantee takes the
+    smaller valid bound (it reported 1.14 for a search of epsilon_ 1)."""
+    from dpestim.model_selection import workflow_guarantee
+
+    X, y = data
+    s = PrivateSearchCV(_lr(), epsilon=1.0, n_candidates=3, random_state=0).fit(X, y)
+    g = workflow_guarantee(s, delta=s.delta_)
+    assert g.epsilon <= s.epsilon_ + 1e-12
