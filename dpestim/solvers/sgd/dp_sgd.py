@@ -417,7 +417,8 @@ class DPSGD(BaseSolver):
         End a squared-loss fit (``Ridge`` with a target range, in memory)
         with one Gaussian query that moves the intercept to the noisy mean
         clipped residual, where its error is small (about 2% of the budget;
-        :ref:`final-intercept`, :mod:`~dpestim.solvers.sgd._intercept`).
+        :ref:`the solver guide <final-intercept>`,
+        :mod:`~dpestim.solvers.sgd._intercept`).
         ``False``: the run's own intercept (the fits before 2026-11-27).
         The family's other solvers take it too.
     """
