@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._distributed import as_blocked, prepare_blocked
+from .._distributed import BlockedArray, as_blocked, prepare_blocked
 from ..exceptions import UtilityWarning
 from ..preprocessing import _fit_scales as _scales
 from ..privacy import ACCOUNTANTS, PrivacyReport
@@ -493,6 +493,8 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
 
     def _decision(self, X):
         check_is_fitted(self)
+        if isinstance(X, BlockedArray):  # marks X for block-wise fitting only
+            X = X.X
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return self._scores(X)
 

@@ -193,3 +193,17 @@ def test_plain_memmap_is_fitted_in_memory_as_before(tmp_path):
     a = LogisticRegression(**params).fit(_memmap(tmp_path, X), y)
     b = LogisticRegression(**params).fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
+def test_predict_and_score_take_the_blocked_wrapper(tmp_path):
+    """BlockedArray marks X for block-wise fitting; predict, predict_proba
+    and score on the same wrapper read the wrapped array (a TypeError
+    before)."""
+    X, y = _data()
+    Xm = _memmap(tmp_path, X)
+    clf = LogisticRegression(
+        classes=[0, 1], feature_scale=None, utility_check=None, random_state=0
+    ).fit(BlockedArray(Xm, block_size=1000), y)
+    np.testing.assert_array_equal(clf.predict(BlockedArray(Xm)), clf.predict(X))
+    assert clf.predict_proba(BlockedArray(Xm)).shape == (len(y), 2)
+    assert clf.score(BlockedArray(Xm), y) == clf.score(X, y)
