@@ -225,6 +225,12 @@ ENTRIES = [
         ("--seeds", "5"),
     ),
     Entry(
+        "adp_sgd_heldout",
+        "utility/adp_sgd_heldout.py",
+        ("--seeds", "1", "--out", "/tmp/adp_sgd_heldout_quick.md"),
+        ("--seeds", "3"),
+    ),
+    Entry(
         "final_intercept",
         "utility/final_intercept.py",
         ("--seeds", "1", "--out", "/tmp/final_intercept_quick.md"),
