@@ -61,6 +61,7 @@ __all__ = [
     "intercept_noise_multiplier",
     "noise_line",
     "private_intercept",
+    "query_multiplier",
     "with_intercept_event",
 ]
 
@@ -84,14 +85,21 @@ def applies(plan, enabled=True):
     )
 
 
+def query_multiplier(plan, noise_multiplier, sampling_prob, steps, enabled=True):
+    """``sigma_b`` of the final query, or ``None`` where it does not run
+    (public: the plan and the calibrated noise multiplier; see the module)."""
+    if not applies(plan, enabled):
+        return None
+    sigma_b = intercept_noise_multiplier(noise_multiplier, sampling_prob, steps)
+    error = sigma_b * residual_bound(plan) / plan.n_samples
+    return sigma_b if error <= INTERCEPT_MAX_ERROR * float(plan.target_bound) else None
+
+
 def corrects_intercept(plan, noise_multiplier, sampling_prob, steps, enabled=True):
     """Whether a run on ``plan`` with this noise ends with the private
     intercept (public: the plan and the calibrated noise multiplier)."""
-    if not applies(plan, enabled):
-        return False
-    sigma_b = intercept_noise_multiplier(noise_multiplier, sampling_prob, steps)
-    error = sigma_b * residual_bound(plan) / plan.n_samples
-    return error <= INTERCEPT_MAX_ERROR * float(plan.target_bound)
+    args = (plan, noise_multiplier, sampling_prob, steps, enabled)
+    return query_multiplier(*args) is not None
 
 
 def residual_bound(plan):
@@ -114,9 +122,9 @@ def with_intercept_event(
     event, noise_multiplier, plan, sampling_prob, steps, enabled=True
 ):
     """The run's ``event``, followed by the intercept query when it runs."""
-    if not corrects_intercept(plan, noise_multiplier, sampling_prob, steps, enabled):
+    sigma_b = query_multiplier(plan, noise_multiplier, sampling_prob, steps, enabled)
+    if sigma_b is None:
         return event
-    sigma_b = intercept_noise_multiplier(noise_multiplier, sampling_prob, steps)
     return ComposedDpEvent([event, GaussianDpEvent(sigma_b)])
 
 
@@ -124,13 +132,13 @@ def noise_line(plan, noise_multiplier, sampling_prob, steps, enabled=True):
     """The report's words on the query ("" where it does not apply)."""
     if not applies(plan, enabled):
         return ""
-    bound = residual_bound(plan)
-    if not corrects_intercept(plan, noise_multiplier, sampling_prob, steps):
+    sigma_b = query_multiplier(plan, noise_multiplier, sampling_prob, steps)
+    if sigma_b is None:
         return (
             "; no final intercept query (its error would exceed "
             f"{INTERCEPT_MAX_ERROR:g} x the target bound at this noise)"
         )
-    sigma_b = intercept_noise_multiplier(noise_multiplier, sampling_prob, steps)
+    bound = residual_bound(plan)
     return (
         "; then the intercept moved to the noisy mean residual: one Gaussian "
         f"query on the residuals clipped to L2 norm {bound:.6g}, noise "
@@ -157,11 +165,11 @@ def private_intercept(
     A no-op unless :func:`corrects_intercept`. ``noise_multiplier`` is the
     run's (0 without noise: the exact mean of the clipped residuals).
     """
-    if not corrects_intercept(plan, noise_multiplier, sampling_prob, steps, enabled):
+    sigma_b = query_multiplier(plan, noise_multiplier, sampling_prob, steps, enabled)
+    if sigma_b is None:
         return b
     bound = residual_bound(plan)
     total = clipped_residual_sum(X, Y, W, b, bound)
-    sigma_b = intercept_noise_multiplier(noise_multiplier, sampling_prob, steps)
     if sigma_b > 0:
         total = total + rng.normal(0.0, sigma_b * bound, size=total.shape)
     b += total / plan.n_samples

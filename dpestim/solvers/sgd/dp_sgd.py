@@ -491,12 +491,13 @@ class DPSGD(BaseSolver):
         return max(1, math.ceil(plan.max_iter / self.sampling_prob(plan) - 1e-9))
 
     def event_inputs(self, plan):
+        query = applies(plan, self._final_intercept())  # the final query's inputs
         return (
             plan.n_samples,
             plan.batch_size,
             plan.max_iter,
-            applies(plan, self._final_intercept()),
-            plan.target_bound if applies(plan, self._final_intercept()) else None,
+            query,
+            plan.target_bound if query else None,
         )
 
     def make_event(self, noise_multiplier, plan):
