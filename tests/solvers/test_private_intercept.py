@@ -198,9 +198,9 @@ def test_nonprivate_limit_with_the_query_matches_scikit_learn(name):
     from sklearn.linear_model import Ridge as SkRidge
 
     X, y = _skewed(3000, 7)
-    fit = Ridge(
-        epsilon=math.inf, solver=name, y_bound=(0.0, float(y.max()) + 1.0)
-    ).fit(X, y)  # no noise: the rule always lets the query run (tested above)
+    fit = Ridge(epsilon=math.inf, solver=name, y_bound=(0.0, float(y.max()) + 1.0)).fit(
+        X, y
+    )  # no noise: the rule always lets the query run (tested above)
     ref = SkRidge(alpha=1e-4 * len(y)).fit(X, y)
     assert abs(fit.score(X, y) - ref.score(X, y)) < 0.01
     assert abs(fit.intercept_ - ref.intercept_) < 0.05 * np.std(y)
