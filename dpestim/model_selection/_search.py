@@ -386,11 +386,11 @@ default="geometric"
         # The private row scale of feature_scale="auto" (public plan), charged
         # and drawn once before any candidate runs; the candidates and the
         # refit read it as a public feature_scale (see _search_scale).
-        self._row_scale = None
         scale = plan_row_scale(self, X, y, solvers, space)
-        if scale is not None:
-            # arm -> s (one private median, each arm's public target)
-            self._row_scale = scale.estimate(X, scale_seed, self.budget)
+        # Until it is drawn, the probes below run in the units of X (a public
+        # stand-in): a space that moves the mechanism is refused before the
+        # estimate is charged.
+        self._row_scale = None if scale is None else dict.fromkeys(scale.targets, 1.0)
         # the selection (candidates, scores, refit) gets the rest of epsilon
         sel = self
         if scale is not None:
@@ -414,6 +414,12 @@ default="geometric"
                 )
             )
         space = {k: v for k, v in space.items() if k in kept or k == key}
+        if scale is not None:
+            # arm -> s (one private median, each arm's public target); the
+            # arms probed again in its units (the backstop below re-checks
+            # every candidate's mechanism in them)
+            self._row_scale = scale.estimate(X, scale_seed, self.budget)
+            charges = {a: self._probe(base[a], X_tr, y_tr, 1.0) for a in arms}
         # a dropped key is left at the estimator's value (drawn before: public)
         draws = [{k: v for k, v in c.items() if k in space} for c in candidates]
         arm_of = [d[key] if solvers else None for d in draws]

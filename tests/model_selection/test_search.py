@@ -82,6 +82,33 @@ def test_search_charged_once_and_refused_before_running(data):
     assert len(budget.records) == 3
 
 
+def test_mechanism_refusal_comes_before_the_row_scale_is_charged(data):
+    """A searched parameter that moves the DpEvent (here the learning rate of
+    adp-sgd, which sets its noise) is refused while the probes run in the
+    units of X: the row scale's estimate is neither drawn nor charged."""
+    X, y = data
+    budget = PrivacyBudget(2.0, 1e-5)
+    est = LogisticRegression(
+        classes=[0, 1], max_iter=2, batch_size=100, solver="adp-sgd"
+    )
+    search = PrivateSearchCV(
+        est,
+        {"learning_rate": [0.01, 1.0]},
+        epsilon=1.0,
+        n_candidates=2,
+        random_state=0,
+        budget=budget,
+    )
+    assert search.estimator.feature_scale == "auto"  # the estimate is planned
+    with pytest.raises(ValueError, match="DpEvent"):
+        search.fit(X, y)
+    assert budget.records == []
+    # the same search over a parameter that keeps the mechanism charges it
+    ok = clone(search).set_params(param_distributions={"alpha": [1e-4, 1e-3]})
+    ok.fit(X, y)
+    assert len(budget.records) == 2
+
+
 def test_search_spends_the_rest_of_a_budget(data):
     X, y = data
     budget = PrivacyBudget(1.0, 1e-5)
