@@ -16,6 +16,7 @@ __version__ = "0.1.0"
 
 from .exceptions import (  # noqa: E402  (light: no third-party import)
     BudgetExceededError,
+    FitDivergedError,
     PrivacyBudgetWarning,
     PrivacyLeakWarning,
     UtilityWarning,
@@ -53,6 +54,7 @@ _SUBMODULES = frozenset(
 
 __all__ = [
     "BudgetExceededError",
+    "FitDivergedError",
     "FairLogisticRegression",
     "LinearSVC",
     "LogisticRegression",

@@ -2,6 +2,7 @@
 
 __all__ = [
     "BudgetExceededError",
+    "FitDivergedError",
     "PrivacyBudgetWarning",
     "PrivacyLeakWarning",
     "UtilityWarning",
@@ -57,4 +58,16 @@ class BudgetExceededError(RuntimeError):
 
     Raised *before* the mechanism runs: the refused fit spends nothing and is
     not recorded.
+    """
+
+
+class FitDivergedError(ValueError):
+    """A private fit released non-finite coefficients.
+
+    Raised after the mechanism ran, from its output alone (post-processing:
+    no privacy cost). :class:`~dpestim.model_selection.PrivateSearchCV`
+    scores a candidate that raises it as the worst score (post-processing of
+    that candidate's output) instead of passing it on, which would reveal
+    that the candidate was drawn, and raises it only when the selected
+    candidate diverged.
     """

@@ -16,7 +16,7 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._distributed import BlockedArray, as_blocked, prepare_blocked
-from ..exceptions import UtilityWarning
+from ..exceptions import FitDivergedError, UtilityWarning
 from ..preprocessing import _fit_scales as _scales
 from ..privacy import ACCOUNTANTS, PrivacyReport
 from ..privacy.charging import FitCharge, charge_fit
@@ -380,7 +380,7 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         self._scale_fit = None
         if not (np.isfinite(result.coef).all() and np.isfinite(result.intercept).all()):
             # Post-processing of the released model: raising costs no privacy.
-            raise ValueError(
+            raise FitDivergedError(
                 "The fit diverged (non-finite coefficients): reduce learning_rate, "
                 "or rescale X and y by public constants."
             )

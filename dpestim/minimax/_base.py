@@ -24,7 +24,7 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..exceptions import PrivacyBudgetWarning, PrivacyLeakWarning
+from ..exceptions import FitDivergedError, PrivacyBudgetWarning, PrivacyLeakWarning
 from ..losses import SQUARED
 from ..preprocessing import _fit_scales as _scales
 from ..privacy import PrivacyReport, calibrate_noise, check_guarantee, compute_epsilon
@@ -280,7 +280,7 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
             # Post-processing of the released model (the budget was charged
             # when the mechanism ran): refusing it costs no privacy.
             self._forget_fit()
-            raise ValueError(
+            raise FitDivergedError(
                 "The fit diverged (non-finite coefficients): lower the solver's "
                 "learning_rate or alpha (e.g. solver=NoisySGDA(learning_rate=0.05)),"
                 " or lower feature_bound / l1_radius (and rescale X by public "

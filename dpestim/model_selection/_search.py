@@ -20,7 +20,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..exceptions import UtilityWarning
+from ..exceptions import FitDivergedError, UtilityWarning
 from ..privacy import check_guarantee
 from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
 from ._search_candidates import CandidateMixin, quiet, state_search_guarantee
@@ -201,7 +201,11 @@ default="geometric"
     with small shape are cheapest in privacy but sometimes try very few
     candidates; the Poisson is the most concentrated and the most expensive;
     the geometric is in between. Timing reveals ``K``: do not publish how
-    long the search took.
+    long the search took. Nor does an unreleased candidate speak: its
+    warnings are held back and a fit that diverges (non-finite
+    coefficients, :class:`~dpestim.exceptions.FitDivergedError`) is scored
+    as the worst; the search raises that error only when the selected
+    candidate diverged.
 
     *Units of the candidates.* An estimator with ``feature_scale="auto"``
     fits on rows rescaled by a private median row norm, so that its public
@@ -506,25 +510,36 @@ default="geometric"
         # K must stay secret (revealing it voids the analysis): the candidates
         # print nothing (verbose off) and their warnings are held back; only
         # the released candidate's are given, once, after the loop.
-        best_caught = []
+        best_caught, best_diverged = [], None
         for params, draw, seed, a in zip(candidates, draws, run_seeds, arm_of):
             est = quiet(self._candidate(params, seed))
             _final_private_step(est).set_params(noise_multiplier=noises[a])
             guard = _Interceptor(expected[a])
             push_target(guard, thread_local=True)
+            diverged = None
             try:
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
                     est.fit(X_tr, y_tr)
+            except FitDivergedError as exc:
+                # non-finite coefficients (post-processing of the candidate's
+                # output): the worst score, not an exception that would
+                # reveal the draw of a candidate that is not released
+                diverged = exc
             finally:
                 pop_target(guard)
             self._restore_random_state(est)
-            total = float(self._scores(est, X_val, y_val).sum())
+            total = 0.0 if diverged else float(self._scores(est, X_val, y_val).sum())
             score = (total + rng.normal(0.0, sigma)) / n_val
             if score > best_score:
                 best, best_score, best_params, best_arm = est, score, params, a
                 self.best_draw_ = draw  # factors unresolved (extrapolation)
-                best_caught = caught
+                best_caught, best_diverged = caught, diverged
+        if best_diverged is not None:  # post-processing of the released output
+            raise FitDivergedError(
+                "PrivateSearchCV: the selected candidate's fit diverged "
+                f"({best_diverged}); narrow param_distributions."
+            )
         if not self.refit:  # the released candidate's own warnings
             for w in best_caught:
                 warnings.warn(w.message, w.category, stacklevel=2)
