@@ -20,8 +20,13 @@ median income, Adult's years of education and capital gain (zero in 92% of
 rows), Bank's balance (skewed) and number of contacts (a count), and
 California's house value in dollars (the loader's target x 100,000).
 
+``--pure``: the same at ``delta = 0``, where ``"auto"`` picks dp-nag and
+the query is a Laplace one at 2% of epsilon
+(``dpestim/solvers/accelerated/_intercept.py``); ``--share S`` sets that
+share (the derivation of the 2%).
+
     PYTHONPATH=. python benchmarks/utility/final_intercept.py [--seeds 3] \\
-        [--commit C] [--out FILE]
+        [--pure [--share S]] [--commit C] [--out FILE]
 """
 
 import sys
@@ -79,7 +84,13 @@ def run(args):
     from dpestim.solvers import SOLVERS
 
     records = []
+    if args.share is not None:
+        from dpestim.solvers.accelerated import _intercept
+
+        _intercept.INTERCEPT_LAPLACE_SHARE = args.share
     for split, name, X, y, Xt, yt, sizes in tasks():
+        if args.only_derive and split != "derive":
+            continue
         for size in sizes:
             for seed in range(args.seeds):
                 rng = np.random.default_rng(seed)
@@ -88,13 +99,15 @@ def run(args):
                 Xs, ys = X[rows], y[rows]
                 ref = SkRidge(alpha=1e-4 * n).fit(Xs, ys).score(Xt, yt)
                 for eps in EPSILONS:
+                    kw = dict(epsilon=eps, random_state=seed)
+                    if args.pure:
+                        kw["delta"] = 0.0
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
-                        on = Ridge(epsilon=eps, random_state=seed).fit(Xs, ys)
+                        on = Ridge(**kw).fit(Xs, ys)
                         pick = on.solver_.name
                         off = Ridge(
-                            epsilon=eps,
-                            random_state=seed,
+                            **kw,
                             solver=SOLVERS[pick](final_intercept=False)
                             if "final_intercept" in SOLVERS[pick]().get_params()
                             else pick,
@@ -111,6 +124,7 @@ def run(args):
                             on=float(on.score(Xt, yt)),
                             off=float(off.score(Xt, yt)),
                             sklearn=float(ref),
+                            pure=bool(args.pure),
                         )
                     )
             print(split, name, "done", flush=True)
@@ -154,8 +168,11 @@ def report(records, command, cpu_s, commit="?"):
             f"more than 0.005 in {(d > 0.005).sum()}, worse by more than 0.005 in "
             f"{(d < -0.005).sum()} (worst {d.min():+.3f}, best {d.max():+.3f})."
         )
+    pure = any(r.get("pure") for r in records)
     return (
-        "# The squared loss's final private intercept, on and off\n\n"
+        "# The squared loss's final private intercept, on and off"
+        + (" (pure DP, delta = 0: dp-nag's Laplace query)" if pure else "")
+        + "\n\n"
         f"Command: `{command}` (code {commit}; {cpu_s:.0f} CPU s). `Ridge` at "
         'its defaults (`on`), and the solver `"auto"` picked with '
         "`final_intercept=False` (`off`), same rows and seed; test R^2, median "
@@ -170,7 +187,12 @@ def report(records, command, cpu_s, commit="?"):
 
 def main():
     p = result_parser(__doc__, "final_intercept.md", seeds=3)
+    p.add_argument("--pure", action="store_true", help="delta = 0 (Laplace query)")
+    p.add_argument("--share", type=float, default=None, help="the Laplace share")
+    p.add_argument("--only-derive", action="store_true", help="derivation tasks")
     args = p.parse_args()
+    if args.pure and args.out == p.get_default("out"):
+        args.out = args.out.replace("final_intercept.md", "final_intercept_pure.md")
     run_and_save_stamped("final_intercept.py", args, run, report)
 
 

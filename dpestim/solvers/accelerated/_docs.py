@@ -37,4 +37,11 @@ _COMMON_DOC = """
     store_path : bool, default=False
         Keep every iterate as ``coef_path_`` / ``intercept_path_`` (released
         iterates: post-processing, no extra privacy cost).
+    final_intercept : bool, default=True
+        With ``noise="laplace"``, the squared loss, an intercept and a
+        target bound (``Ridge``), end the fit with one Laplace query that
+        moves the intercept to the noisy mean residual, at 2% of epsilon,
+        where its error is small enough (see :ref:`the solver guide
+        <final-intercept>`, :mod:`~dpestim.solvers.accelerated._intercept`).
+        ``False``: the run's own intercept (the fits before 2026-11-28).
 """

@@ -68,6 +68,14 @@ from ..._kernels import (
 from ...privacy.discrete import discrete_laplace_grid
 from .._policy import ITERATIVE_SCALE_SHARE_CAP, ITERATIVE_SQUARED_SHARE_CAP
 from ..base import BaseSolver, SolverResult, row_weights
+from . import _intercept
+from ._intercept import (
+    laplace_noise_line,
+    laplace_query,
+    private_intercept_laplace,
+    query_applies,
+    with_laplace_event,
+)
 from ._kernels import (
     _accelerated_loop,
     _row_norms,
@@ -171,6 +179,7 @@ class AcceleratedSolver(AutoPolicyMixin, BaseSolver):
         # x . coef of any record) are astronomical.
         "coef_init": [Interval(Real, -1e6, 1e6, closed="both")],
         "store_path": ["boolean"],
+        "final_intercept": ["boolean"],
     }
 
     def __init__(
@@ -183,6 +192,7 @@ class AcceleratedSolver(AutoPolicyMixin, BaseSolver):
         step_scale=1.0,
         coef_init=0.0,
         store_path=False,
+        final_intercept=True,
     ):
         self.noise = noise
         self.batch_size = batch_size
@@ -191,6 +201,7 @@ class AcceleratedSolver(AutoPolicyMixin, BaseSolver):
         self.step_scale = step_scale
         self.coef_init = coef_init
         self.store_path = store_path
+        self.final_intercept = final_intercept
 
     # -- privacy metadata ----------------------------------------------------------
 
@@ -366,10 +377,23 @@ class AcceleratedSolver(AutoPolicyMixin, BaseSolver):
 
     # -- contract hooks ------------------------------------------------------------
 
+    def _query(self, noise_multiplier, plan):
+        """``nm_b`` of the final Laplace intercept query, or ``None`` (see
+        :mod:`~dpestim.solvers.accelerated._intercept`)."""
+        return laplace_query(
+            self, plan, noise_multiplier, plan.max_iter, self._batch(plan)
+        )
+
     def event_inputs(self, plan):
         if self.optimise_budget:
             return plan  # T* and the allocation use the whole public plan
-        return (plan.n_samples, plan.max_iter)
+        query = query_applies(self, plan)  # the final query's inputs
+        return (
+            plan.n_samples,
+            plan.max_iter,
+            query,
+            plan.target_bound if query else None,
+        )
 
     def n_steps(self, plan):
         """Planned number of iterations ``max_iter`` (an upper bound for "-opt")."""
@@ -389,14 +413,24 @@ class AcceleratedSolver(AutoPolicyMixin, BaseSolver):
             return e if m >= n else PoissonSampledDpEvent(m / n, e)
 
         if not self.optimise_budget:
-            return SelfComposedDpEvent(step(noise_multiplier), T)
-        return ComposedDpEvent([step(s) for s in nms])
+            event = SelfComposedDpEvent(step(noise_multiplier), T)
+        else:
+            event = ComposedDpEvent([step(s) for s in nms])
+        return with_laplace_event(event, self._query(noise_multiplier, plan))
 
     def calibrate(self, epsilon, delta, plan, *, accountant):
         if not self._laplace():
             return super().calibrate(epsilon, delta, plan, accountant=accountant)
         n, m, T = plan.n_samples, self._batch(plan), plan.max_iter
         nm = float(_laplace_multiplier(epsilon / T, n, m))
+        if self._query(nm, plan) is not None:
+            # the final intercept query takes its share; where the rule then
+            # drops it (a narrow band of noise) the run spends only the rest
+            nm = float(
+                _laplace_multiplier(
+                    (1.0 - _intercept.INTERCEPT_LAPLACE_SHARE) * epsilon / T, n, m
+                )
+            )
         # Closed form up to rounding: never report more than the target. The
         # relative step doubles, so the loop ends within a few iterations.
         step = 1e-15
@@ -438,16 +472,17 @@ class AcceleratedSolver(AutoPolicyMixin, BaseSolver):
             )
         unit = (2.0 if laplace else 1.0) * plan.clip_norm
         unit_text = f"{'2 x ' if laplace else ''}clip norm {plan.clip_norm:.6g}"
+        line = laplace_noise_line(self, plan, self._query(noise_multiplier, plan))
         if not self.optimise_budget:
             return (
                 f"{kind}, {what} noise multiplier {noise_multiplier:.6g} x "
-                f"{unit_text} = {noise_multiplier * unit:.6g} per coordinate"
+                f"{unit_text} = {noise_multiplier * unit:.6g} per coordinate{line}"
             )
         _, nms, _ = self.noise_schedule(noise_multiplier, plan)
         return (
             f"{kind}, per-iteration {what} iteration_noise_multipliers_[t] x "
             f"{unit_text}: {nms[0] * unit:.6g} per coordinate at the first "
-            f"iteration, {nms[-1] * unit:.6g} at the last"
+            f"iteration, {nms[-1] * unit:.6g} at the last{line}"
         )
 
     def accounting(self, accountant):
@@ -578,6 +613,9 @@ class AcceleratedSolver(AutoPolicyMixin, BaseSolver):
                 *loop_args,
                 *self._exact_grids(nms, plan),
                 _EMPTY_F if weights is None else weights,
+            )
+            b = private_intercept_laplace(
+                X, Y, W, b, plan, self._query(noise_multiplier, plan), rng
             )
         attributes = {
             "noise_scales_": sum_scales / m,

@@ -66,6 +66,7 @@ class DPHB(_MomentumDefaults, AcceleratedSolver):
         momentum=None,
         coef_init=0.0,
         store_path=False,
+        final_intercept=True,
     ):
         super().__init__(
             noise=noise,
@@ -75,6 +76,7 @@ class DPHB(_MomentumDefaults, AcceleratedSolver):
             step_scale=step_scale,
             coef_init=coef_init,
             store_path=store_path,
+            final_intercept=final_intercept,
         )
         self.momentum = momentum
 
@@ -171,6 +173,7 @@ class DPNAGOpt(_OptMixin, DPNAG):
         initial_error=10.0,
         select_n_iter=True,
         store_path=False,
+        final_intercept=True,
     ):
         super().__init__(
             noise=noise,
@@ -180,6 +183,7 @@ class DPNAGOpt(_OptMixin, DPNAG):
             step_scale=step_scale,
             coef_init=coef_init,
             store_path=store_path,
+            final_intercept=final_intercept,
         )
         self.initial_error = initial_error
         self.select_n_iter = select_n_iter
@@ -217,6 +221,7 @@ class DPMASG(_MomentumDefaults, AcceleratedSolver):
         masg_n1=None,
         coef_init=0.0,
         store_path=False,
+        final_intercept=True,
     ):
         super().__init__(
             noise=noise,
@@ -226,6 +231,7 @@ class DPMASG(_MomentumDefaults, AcceleratedSolver):
             step_scale=step_scale,
             coef_init=coef_init,
             store_path=store_path,
+            final_intercept=final_intercept,
         )
         self.masg_n1 = masg_n1
 
@@ -286,6 +292,7 @@ class DPMASGOpt(_OptMixin, DPMASG):
         initial_error=10.0,
         select_n_iter=True,
         store_path=False,
+        final_intercept=True,
     ):
         super().__init__(
             noise=noise,
@@ -296,6 +303,7 @@ class DPMASGOpt(_OptMixin, DPMASG):
             masg_n1=masg_n1,
             coef_init=coef_init,
             store_path=store_path,
+            final_intercept=final_intercept,
         )
         self.initial_error = initial_error
         self.select_n_iter = select_n_iter

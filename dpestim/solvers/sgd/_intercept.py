@@ -62,6 +62,7 @@ __all__ = [
     "noise_line",
     "private_intercept",
     "query_multiplier",
+    "residual_bound",
     "with_intercept_event",
 ]
 
@@ -148,11 +149,15 @@ def noise_line(plan, noise_multiplier, sampling_prob, steps, enabled=True):
     )
 
 
-def clipped_residual_sum(X, Y, W, b, bound):
+def clipped_residual_sum(X, Y, W, b, bound, ord=2):
     """``sum_i clip(y_i - W x_i - b, bound)``: each residual row scaled to
-    L2 norm at most ``bound`` (the query's sensitivity, enforced here)."""
+    L2 (``ord=2``) or L1 (``ord=1``, the Laplace query) norm at most
+    ``bound`` (the query's sensitivity, enforced here)."""
     R = np.asarray(Y, dtype=np.float64) - (np.asarray(X @ W.T) + b)
-    norms = np.sqrt(np.einsum("ij,ij->i", R, R))
+    if ord == 1:
+        norms = np.abs(R).sum(axis=1)
+    else:
+        norms = np.sqrt(np.einsum("ij,ij->i", R, R))
     scale = np.minimum(1.0, bound / np.maximum(norms, np.finfo(np.float64).tiny))
     return scale @ R
 
