@@ -77,7 +77,8 @@ def test_noiseless_correction_matches_a_numpy_twin():
     got = private_intercept_laplace(X, Y, W, b.copy(), plan, 0.0, rng)
     np.testing.assert_allclose(got, b + total / n, rtol=1e-12)
     # None (the query does not run): the run's intercept, untouched
-    assert np.array_equal(private_intercept_laplace(X, Y, W, b.copy(), plan, None, rng), b)
+    kept = private_intercept_laplace(X, Y, W, b.copy(), plan, None, rng)
+    assert np.array_equal(kept, b)
 
 
 @pytest.mark.parametrize("name", FAMILY)
