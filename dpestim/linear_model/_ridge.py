@@ -273,7 +273,8 @@ Ridge.__doc__ = f"""Differentially private ridge regression.
         clipped steps leave it near the median residual, a bias on skewed
         targets; about 2% of the budget, in ``dp_event_``; see the solver
         guide's "final intercept", and ``final_intercept=False`` on the
-        solver).
+        solver); under pure DP the accelerated family (``noise="laplace"``)
+        ends it with one Laplace query at 2% of epsilon.
     {COMMON_TAIL}
 
     Attributes
