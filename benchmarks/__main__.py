@@ -237,6 +237,12 @@ ENTRIES = [
         ("--seeds", "3"),
     ),
     Entry(
+        "final_intercept_pure",
+        "utility/final_intercept.py",
+        ("--pure", "--seeds", "1", "--out", "/tmp/final_intercept_pure_quick.md"),
+        ("--pure", "--seeds", "3"),
+    ),
+    Entry(
         "multiclass_heldout",
         "utility/multiclass_heldout.py",
         ("--seeds", "1", "--out", "/tmp/multiclass_heldout_quick.md"),

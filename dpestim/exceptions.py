@@ -27,7 +27,9 @@ class PrivacyBudgetWarning(UserWarning):
     private fits of the session already used (``GridSearchCV``,
     ``cross_val_score`` or a loop of fits): their guarantees compose, and the
     message states the composed ``epsilon`` and ``delta`` by basic
-    composition. That one is turned off by
+    composition. That one is not private (whether it fires depends on the
+    records; it is for the data holder, never to be published) and is
+    turned off by
     :func:`~dpestim.privacy.set_composition_warning` ``(False)`` (also
     ``dpestim.set_composition_warning``) or the environment variable
     ``DPESTIM_COMPOSITION_WARNING=0``.

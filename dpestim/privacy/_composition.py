@@ -334,7 +334,9 @@ def note_fit(data, epsilon, delta, *, label, warn=True):
         "PrivacyBudget (it bounds the total and refuses what would exceed it), or "
         "tune with dpestim.model_selection.PrivateSearchCV (one guarantee for the "
         "whole search). Records are recognised by local fingerprints of their "
-        "rows, never released; turn this warning off with "
+        "rows, never released. This warning itself is NOT private (whether it "
+        "fires can depend on one record): it is for the data holder, do not "
+        "publish it; turn it off with "
         "dpestim.set_composition_warning(False) or DPESTIM_COMPOSITION_WARNING=0.",
         PrivacyBudgetWarning,
         stacklevel=5,
