@@ -346,3 +346,58 @@ def test_laplace_nonprivate_limit_matches_scikit_learn():
     ref = SkRidge(alpha=1e-4 * len(y)).fit(X, y)
     assert abs(fit.score(X, y) - ref.score(X, y)) < 0.01
     assert abs(fit.intercept_ - ref.intercept_) < 0.05 * np.std(y)
+
+
+@pytest.mark.parametrize("ord", [2, 1])
+def test_clip_is_rounding_safe_and_a_non_finite_residual_adds_zero(ord):
+    """A computed clipped row never exceeds the bound, even by a rounding
+    (the row below has an exact L1 norm of 8 + 1.1e-15 when scaled by
+    ``fl(8 / norm)``); a row whose prediction overflows adds zero, not NaN."""
+    r = np.array([[2.502406559662612, 5.677699895174813, -18.648759669853064]])
+    X, W, b = np.zeros((1, 1)), np.zeros((3, 1)), np.zeros(3)
+    from fractions import Fraction
+
+    row = clipped_residual_sum(X, r, W, b, 8.0, ord)
+    exact = sum(Fraction(abs(v)) ** ord for v in row)
+    assert exact <= Fraction(8) ** ord
+    rng = np.random.default_rng(_seed("rounding", ord))
+    for _ in range(2000):
+        r = rng.normal(size=(1, 3)) * 10.0 ** rng.uniform(-3, 3)
+        row = clipped_residual_sum(X, r, W, b, 8.0, ord)
+        assert sum(Fraction(abs(v)) ** ord for v in row) <= Fraction(8) ** ord
+    big = np.array([[1.0, 2.0], [1e307, 1e307]])
+    total = clipped_residual_sum(
+        big, np.zeros((2, 1)), np.array([[10.0, 10.0]]), np.zeros(1), 8.0, ord
+    )
+    assert np.isfinite(total).all() and abs(total[0]) <= 8.0
+
+
+def test_laplace_query_at_infinite_noise_or_tiny_epsilon():
+    """Infinite noise (epsilon / T underflows) drops the query, so the
+    estimator's own error is raised, not a ZeroDivisionError."""
+    solver = SOLVERS["dp-gd"]()
+    plan = erm_plan(20000, 3, 1, SQUARED, target_bound=4.0)
+    assert laplace_query(solver, plan, math.inf, 3, 20000) is None
+    assert solver.make_event(math.inf, plan) == solver.make_event(
+        math.inf, erm_plan(20000, 3, 1, SQUARED)
+    )
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 3)), rng.normal(size=200)
+    with pytest.raises(ValueError, match="epsilon"):
+        Ridge(epsilon=1e-320, delta=0.0, solver="dp-gd", y_bound=(-20, 20)).fit(X, y)
+
+
+def test_laplace_band_gives_the_run_the_threshold():
+    """Where the query runs at the whole epsilon but not at 98% of it, the
+    run takes the rule's threshold and no query: more than 98% spent."""
+    from dpestim.solvers.accelerated._intercept import min_run_epsilon
+
+    solver = SOLVERS["dp-gd"]()
+    plan = erm_plan(15000, 3, 1, SQUARED, target_bound=4.0, max_iter=30)
+    floor = min_run_epsilon(plan)
+    for epsilon in np.linspace(floor, floor / (1 - INTERCEPT_LAPLACE_SHARE), 7)[1:-1]:
+        nm = solver.calibrate(float(epsilon), 0.0, plan, accountant="rdp")
+        assert laplace_query(solver, plan, nm, 30, 15000) is None
+        spent = pure_epsilon(solver.make_event(nm, plan))
+        assert floor * (1 - 1e-9) <= spent <= epsilon
+        assert spent > (1 - INTERCEPT_LAPLACE_SHARE) * epsilon

@@ -36,7 +36,8 @@ _COMMON_DOC = """
         in ``[-1e6, 1e6]``.
     store_path : bool, default=False
         Keep every iterate as ``coef_path_`` / ``intercept_path_`` (released
-        iterates: post-processing, no extra privacy cost).
+        iterates: post-processing, no extra privacy cost; the path ends
+        before the final intercept query).
     final_intercept : bool, default=True
         With ``noise="laplace"``, the squared loss, an intercept and a
         target bound (``Ridge``), end the fit with one Laplace query that

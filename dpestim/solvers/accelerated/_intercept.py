@@ -29,7 +29,15 @@ the run's intercept), and the same precision rule: the standard error
 :data:`~dpestim.solvers.sgd._intercept.INTERCEPT_MAX_ERROR` times the target
 bound. The rule reads the noise multiplier (public); it drops the query at
 large noise, where the epsilon then falls, so ``epsilon(nm)`` stays
-non-increasing.
+non-increasing. In the narrow band of epsilon where the query would run at
+the whole epsilon but not at ``(1 - share)`` of it, the calibration gives
+the run the threshold :func:`min_run_epsilon` and no query.
+
+With several outputs the L1 clip at twice the target bound (an L2 bound on
+a target row) can also shrink residuals of predictions inside the range, a
+small bias towards the run's intercept; the sensitivity is unchanged. The
+clip is rounding-safe and a non-finite residual row contributes zero
+(:func:`~dpestim.solvers.sgd._intercept.clipped_residual_sum`).
 """
 
 import math
@@ -47,6 +55,7 @@ from ._schedules import _amplified
 __all__ = [
     "INTERCEPT_LAPLACE_SHARE",
     "laplace_query",
+    "min_run_epsilon",
     "laplace_noise_line",
     "private_intercept_laplace",
     "query_applies",
@@ -76,11 +85,26 @@ def laplace_query(solver, plan, noise_multiplier, n_iter, batch):
         return None
     if noise_multiplier <= 0:
         return 0.0
-    share = INTERCEPT_LAPLACE_SHARE
     run = n_iter * _amplified(float(noise_multiplier), plan.n_samples, batch)
-    nm_b = (1.0 - share) / (share * run)
-    error = math.sqrt(2.0) * nm_b * 2.0 * residual_bound(plan) / plan.n_samples
-    return nm_b if error <= INTERCEPT_MAX_ERROR * float(plan.target_bound) else None
+    if not run >= min_run_epsilon(plan):  # also infinite noise: run = 0
+        return None
+    share = INTERCEPT_LAPLACE_SHARE
+    return (1.0 - share) / (share * run)
+
+
+def min_run_epsilon(plan):
+    """The run's epsilon below which the query is dropped (public): its
+    standard error ``sqrt(2) nm_b 2 R / n``, with ``nm_b = (1 - share) /
+    (share x run)``, is at most ``INTERCEPT_MAX_ERROR`` times the target
+    bound from there on."""
+    share = INTERCEPT_LAPLACE_SHARE
+    largest_nm_b = (
+        INTERCEPT_MAX_ERROR
+        * float(plan.target_bound)
+        * plan.n_samples
+        / (math.sqrt(2.0) * 2.0 * residual_bound(plan))
+    )
+    return (1.0 - share) / (share * largest_nm_b)
 
 
 def with_laplace_event(event, nm_b):

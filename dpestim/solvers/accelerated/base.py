@@ -424,13 +424,14 @@ class AcceleratedSolver(AutoPolicyMixin, BaseSolver):
         n, m, T = plan.n_samples, self._batch(plan), plan.max_iter
         nm = float(_laplace_multiplier(epsilon / T, n, m))
         if self._query(nm, plan) is not None:
-            # the final intercept query takes its share; where the rule then
-            # drops it (a narrow band of noise) the run spends only the rest
-            nm = float(
-                _laplace_multiplier(
-                    (1.0 - _intercept.INTERCEPT_LAPLACE_SHARE) * epsilon / T, n, m
-                )
-            )
+            # the final intercept query takes its share of epsilon; where the
+            # rule would then drop it (a narrow band of epsilon), the run
+            # instead takes the whole of min_run_epsilon <= epsilon, no query
+            share = _intercept.INTERCEPT_LAPLACE_SHARE
+            nm = float(_laplace_multiplier((1.0 - share) * epsilon / T, n, m))
+            if self._query(nm, plan) is None:
+                floor = _intercept.min_run_epsilon(plan)
+                nm = float(_laplace_multiplier(floor / T, n, m)) * (1.0 + 1e-12)
         # Closed form up to rounding: never report more than the target. The
         # relative step doubles, so the loop ends within a few iterations.
         step = 1e-15
@@ -516,10 +517,15 @@ class AcceleratedSolver(AutoPolicyMixin, BaseSolver):
             else f"{plan.max_iter} iterations with equal budgets"
         )
         if self._laplace():
+            query = (
+                ", plus the final intercept query's epsilon where it runs (noise)"
+                if query_applies(self, plan)
+                else ""
+            )
             return (
                 f"{what}; amplification by sampling without replacement "
                 "log(1 + (m/n)(e^eps0 - 1)) and basic composition (sum of "
-                "per-iteration epsilons, iteration_epsilons_)"
+                f"per-iteration epsilons, iteration_epsilons_{query})"
             )
         return f"{what}; composed by the accountant (dp_accounting) on the DpEvent"
 

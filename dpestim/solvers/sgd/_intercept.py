@@ -50,6 +50,7 @@ import math
 import numpy as np
 from dp_accounting import ComposedDpEvent, GaussianDpEvent
 
+from ..._kernels.clipping import _safe_limit
 from ...losses import SQUARED
 
 __all__ = [
@@ -152,14 +153,26 @@ def noise_line(plan, noise_multiplier, sampling_prob, steps, enabled=True):
 def clipped_residual_sum(X, Y, W, b, bound, ord=2):
     """``sum_i clip(y_i - W x_i - b, bound)``: each residual row scaled to
     L2 (``ord=2``) or L1 (``ord=1``, the Laplace query) norm at most
-    ``bound`` (the query's sensitivity, enforced here)."""
-    R = np.asarray(Y, dtype=np.float64) - (np.asarray(X @ W.T) + b)
-    if ord == 1:
-        norms = np.abs(R).sum(axis=1)
-    else:
-        norms = np.sqrt(np.einsum("ij,ij->i", R, R))
-    scale = np.minimum(1.0, bound / np.maximum(norms, np.finfo(np.float64).tiny))
-    return scale @ R
+    ``bound`` (the query's sensitivity, enforced here).
+
+    Rounding-safe: rows are clipped to ``bound (1 - (K + 16) 2**-52)``, the
+    limit of the gradient kernels (:mod:`dpestim._kernels.clipping`, with
+    ``d = 0``), so a computed row never exceeds ``bound`` in exact
+    arithmetic; a row with a non-finite residual (an overflowing prediction)
+    contributes zero instead of NaN.
+    """
+    # no RuntimeWarning: whether one fires would depend on a record
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        R = np.asarray(Y, dtype=np.float64) - (np.asarray(X @ W.T) + b)
+        R[~np.isfinite(R).all(axis=1)] = 0.0
+        if ord == 1:
+            norms = np.abs(R).sum(axis=1)
+        else:
+            norms = np.sqrt(np.einsum("ij,ij->i", R, R))
+        limit = _safe_limit(float(bound), R.shape[1], 0)
+        tiny = np.finfo(np.float64).tiny
+        scale = np.minimum(1.0, limit / np.maximum(norms, tiny))
+        return scale @ R
 
 
 def private_intercept(
