@@ -54,9 +54,9 @@ from ._schedules import _amplified
 
 __all__ = [
     "INTERCEPT_LAPLACE_SHARE",
+    "laplace_noise_line",
     "laplace_query",
     "min_run_epsilon",
-    "laplace_noise_line",
     "private_intercept_laplace",
     "query_applies",
     "with_laplace_event",
