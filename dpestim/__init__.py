@@ -54,8 +54,8 @@ _SUBMODULES = frozenset(
 
 __all__ = [
     "BudgetExceededError",
-    "FitDivergedError",
     "FairLogisticRegression",
+    "FitDivergedError",
     "LinearSVC",
     "LogisticRegression",
     "MinimaxLogisticRegression",
