@@ -8,7 +8,10 @@ reported epsilon would prove a privacy bug; a bound below it is what a
 correct implementation gives.
 
 The dataset is tiny and has an all-zero column, which makes the "gradient"
-canary (all its weight on that column) as visible as possible.
+canary (all its weight on that column) as visible as possible. It is
+synthetic: the audit's output is not private (its fits are not accounted
+and its canary is built from the data), so run it on public or synthetic
+data, never publish it for private data.
 
 Run: ``python examples/audit_your_model.py`` (about 10 s).
 """

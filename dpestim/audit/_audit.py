@@ -229,6 +229,15 @@ def audit_estimator(
 
     Notes
     -----
+    **Not private.** The audit is a test of the estimator for its developer
+    or the data holder, not a release: its ``2 * n_trials`` fits are not
+    accounted, the ``"gradient"`` canary's feature is the least used column
+    of ``X`` and the ``"input"`` canary is built from the exact largest row
+    norm and direction of least variance of ``X``, so the returned scores
+    and threshold depend on single records without any bound. Run it on
+    public or synthetic data (:func:`audit_solver` does), or keep its result
+    to yourself; never publish it for private ``X``.
+
     The audit gives a *lower* bound: it can prove that a guarantee is false
     (``result.violation``), never that it holds. It sees only the released
     model, so it is loose for mechanisms whose privacy comes from hiding the

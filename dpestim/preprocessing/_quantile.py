@@ -93,7 +93,15 @@ def private_quantile(
     epsilon = float(epsilon)
     lo, hi = _check_bounds(bounds)
     event = ExponentialMechanismDpEvent(epsilon)
-    values = np.asarray(values, dtype=np.float64).ravel()
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 1:
+        # one value per record: a 2-D input would let one record move a
+        # whole row of values, beyond the event's sensitivity
+        raise ValueError(
+            "private_quantile needs values of shape (n_samples,), one per "
+            f"record; got an array of shape {values.shape} (reduce each record "
+            "to one value first, for example its row norm)."
+        )
     charge_fit(
         FitCharge(event, "add_or_remove_one", label or "private_quantile"),
         data=values,

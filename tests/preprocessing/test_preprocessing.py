@@ -131,6 +131,12 @@ def test_private_quantile_and_clip_norm():
         private_quantile(values, 1.5, 1.0, (1, 2))
     with pytest.raises(ValueError, match="bounds"):
         private_quantile(values, 0.5, 1.0, (2, 1))
+    # one value per record: a 2-D input (one record moving a whole row of
+    # values, beyond the event's sensitivity) is refused before any charge
+    spent = budget.spent()
+    with budget, pytest.raises(ValueError, match=r"shape \(n_samples,\)"):
+        private_quantile(np.ones((10, 3)), 0.5, 1.0, (0.01, 100))
+    assert budget.spent() == spent
 
 
 def test_scaler_bounds_of_the_wrong_length_are_refused_clearly():
