@@ -82,7 +82,21 @@ def calibrate_search(search, make_event, relation):
     results = []
     for name in _accountants(search):
         if name == "rdp":
-            results.append((rdp_calibration(search, make_event, relation), name))
+            try:
+                noise = rdp_calibration(search, make_event, relation)
+            except ValueError as exc:
+                if "does not support" not in str(exc):
+                    raise
+                raise ValueError(
+                    "PrivateSearchCV cannot account this search: a candidate's "
+                    "mechanism holds an event the RDP accountant does not "
+                    "support inside RepeatAndSelect (for instance the pure-DP "
+                    "exponential mechanism of a PrivateRowNormClipper step). "
+                    "Fit that step once outside the search (its output is a "
+                    "public transform for the candidates) or give it a public "
+                    "bound (RowNormClipper)."
+                ) from exc
+            results.append((noise, name))
             continue
         try:
             noise = calibrate_selection(

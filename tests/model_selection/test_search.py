@@ -516,3 +516,20 @@ def test_a_diverged_candidate_scores_worst_and_is_not_passed_on():
         ).fit(X, y)
     assert s.best_params_ == {"learning_rate": 0.5}
     assert np.isfinite(s.best_estimator_.coef_).all()
+
+
+def test_a_pipeline_step_the_rdp_accountant_cannot_hold_is_refused_clearly(data):
+    """A PrivateRowNormClipper step (pure-DP exponential mechanism) inside the
+    candidates: a ValueError saying what to do, not the accountant's
+    traceback, and nothing charged."""
+    from dpestim.preprocessing import PrivateRowNormClipper
+
+    X, y = data
+    budget = PrivacyBudget(3.0, 1e-5)
+    pipe = make_pipeline(PrivateRowNormClipper(epsilon=0.1), _lr())
+    search = PrivateSearchCV(
+        pipe, epsilon=2.0, n_candidates=2, random_state=0, budget=budget
+    )
+    with pytest.raises(ValueError, match="cannot account this search"):
+        search.fit(X, y)
+    assert budget.records == []
