@@ -172,6 +172,8 @@ solvers kept for research and reproduction, selectable by name.
 
 import math
 
+import numpy as np
+
 __all__ = [
     "ADASSP_MAX_FEATURES",
     "RESEARCH_ONLY",
@@ -279,6 +281,8 @@ def public_facts(estimator, X, blocked):
     import scipy.sparse as sp
 
     shape = getattr(X, "shape", None)
+    if shape is None and hasattr(X, "__array__"):
+        shape = np.asarray(X).shape  # e.g. a wrapper exposing only __array__
     if shape is None:
         try:
             shape = (len(X), len(X[0]) if len(X) else 0)
