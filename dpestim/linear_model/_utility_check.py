@@ -207,6 +207,8 @@ class UtilityCheckMixin:
         if diagnosis:
             return [f"{message}; the plan's public diagnosis: {' '.join(diagnosis)}"]
         return [
-            f"{message}: more rows or a larger epsilon would help; see the "
-            "solver guide for the plan's settings."
+            f"{message}: more rows or a larger epsilon would help; if a column "
+            "has a large offset or scale (a year, a constant), centre and "
+            "rescale the columns by public constants first; see the solver "
+            "guide for the plan's settings."
         ]

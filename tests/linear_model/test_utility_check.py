@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpestim import LinearSVC, LogisticRegression, UtilityWarning
+from dpestim import LinearSVC, LogisticRegression, Ridge, UtilityWarning
 from dpestim.linear_model._utility_check import (
     CHECK_CONFIDENCE,
     CHECK_MARGIN,
@@ -325,3 +325,22 @@ def test_nonprivate_fit_is_checked_exactly():
         LogisticRegression(
             epsilon=math.inf, classes=[0, 1], random_state=0, utility_check=None
         ).fit(X, y)
+
+
+def test_nonprivate_ridge_is_checked_exactly():
+    """epsilon=inf, alpha="auto": the training R^2 is compared exactly with
+    scikit-learn's Ridge on standardised columns; a year column (its offset
+    sets the row scale, and with it alpha and the steps) warns, the same
+    data without it and an explicit alpha do not."""
+    rng = np.random.default_rng(zlib.crc32(b"exact ridge check"))
+    Z = rng.normal(size=(5000, 4))
+    year = rng.integers(1990, 2021, 5000).astype(float)
+    X = np.c_[Z, year]
+    y = Z @ [1.0, 2.0, 3.0, 4.0] + 0.1 * (year - 2005) + rng.normal(size=5000)
+    with pytest.warns(UtilityWarning, match="explains clearly less of y"):
+        Ridge(epsilon=math.inf, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UtilityWarning)
+        good = Ridge(epsilon=math.inf, random_state=0).fit(Z, y - 0.1 * year)
+        assert good.score(Z, y - 0.1 * year) > 0.9
+        Ridge(epsilon=math.inf, alpha=1e-4, random_state=0).fit(X, y)
