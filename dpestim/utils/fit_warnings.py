@@ -6,12 +6,22 @@ at once must not mix or delete another fit's warnings.
 """
 
 import contextvars
+import os
+import sys
 import warnings
 from contextlib import contextmanager
+
+import sklearn
 
 __all__ = ["collect_fit_warnings", "warn_in_fit"]
 
 _CURRENT = contextvars.ContextVar("dpestim_fit_warnings", default=None)
+#: Directories (with a separator) of the frames a warning is not attributed
+#: to: dpestim's, and scikit-learn's (its fit wrapper, its meta-estimators).
+_INSIDE = (
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
+    os.path.dirname(os.path.abspath(sklearn.__file__)) + os.sep,
+)
 
 
 @contextmanager
@@ -26,8 +36,23 @@ def collect_fit_warnings():
 
 
 def warn_in_fit(message, category, stacklevel=2):
-    """Emit a warning and record ``"Category: message"`` for the current fit."""
+    """Emit a warning and record ``"Category: message"`` for the current fit.
+
+    The warning is attributed to the first frame outside dpestim and
+    scikit-learn (the user's line that called ``fit``, directly or through a
+    pipeline or search), whatever the depth of the call inside them;
+    ``stacklevel`` is used only when no such frame is found.
+    """
     log = _CURRENT.get()
     if log is not None:
         log.append(f"{category.__name__}: {message}")
-    warnings.warn(message, category, stacklevel=stacklevel + 1)
+    warnings.warn(message, category, stacklevel=_outside_level(stacklevel + 1))
+
+
+def _outside_level(default):
+    """``stacklevel`` (``warnings.warn``'s, from this function's caller) of
+    the first frame outside dpestim and scikit-learn."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_INSIDE):
+        frame, level = frame.f_back, level + 1
+    return default if frame is None else level

@@ -316,3 +316,22 @@ def test_opt_noise_schedule_does_not_overflow(noise):
     plan = ERMPlan(20, 3, 1, LOGISTIC, 1e-4, True, 1e300, 10, 256, 0.5)
     T, nms, _ = DPNAGOpt(noise=noise).noise_schedule(10.0, plan)
     assert T == 1 and np.isfinite(nms).all()
+
+
+def test_fit_warnings_point_at_the_users_line():
+    """A warning of fit is attributed to the line that called ``fit``
+    (directly or through a scikit-learn pipeline), not to dpestim's or
+    scikit-learn's internals."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler as SkScaler
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 3))
+    y = X[:, 0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Ridge(random_state=0).fit(X, y)
+        pipe = make_pipeline(SkScaler(), LogisticRegression(random_state=0))
+        pipe.fit(X, (y > 0).astype(int))
+    assert caught
+    assert {w.filename for w in caught} == {__file__}
