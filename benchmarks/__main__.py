@@ -237,6 +237,12 @@ ENTRIES = [
         ("--seeds", "3"),
     ),
     Entry(
+        "centring_probe",
+        "utility/centring_probe.py",
+        ("--seeds", "1", "--out", "/tmp/centring_probe_quick.md"),
+        ("--seeds", "3"),
+    ),
+    Entry(
         "final_intercept_pure",
         "utility/final_intercept.py",
         ("--pure", "--seeds", "1", "--out", "/tmp/final_intercept_pure_quick.md"),
