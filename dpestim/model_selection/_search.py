@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..exceptions import FitDivergedError, UtilityWarning
 from ..privacy import check_guarantee
 from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
+from ..utils.fit_warnings import warn_outside
 from ._search_candidates import CandidateMixin, quiet, state_search_guarantee
 from ._search_rules import (
     _check_searched_keys,
@@ -442,14 +443,13 @@ default="geometric"
             )
         sigma = sel._score_sigma(n_val)
         if sigma / n_val > _SCORE_STD_WARN:  # public: n, epsilon, delta
-            warnings.warn(
+            warn_outside(
                 f"PrivateSearchCV: the noisy validation score has a standard "
                 f"deviation of {100 * sigma / n_val:.1f} points on {n_val} "
                 "validation rows, so the selection is close to random; one fit "
                 "at the estimator's defaults is likely better (or give more "
                 "rows, a larger validation_fraction or epsilon).",
                 UtilityWarning,
-                stacklevel=2,
             )
         score_event = dp_event.GaussianDpEvent(sigma)
 
@@ -542,7 +542,7 @@ default="geometric"
             )
         if not self.refit:  # the released candidate's own warnings
             for w in best_caught:
-                warnings.warn(w.message, w.category, stacklevel=2)
+                warn_outside(w.message, w.category)
 
         if self.refit:  # the selected parameters on all the rows (accounted)
             best = self._candidate(best_params, refit_seed)

@@ -58,12 +58,12 @@ import shutil
 import tempfile
 import threading
 import uuid
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..exceptions import PrivacyBudgetWarning
+from ..utils.fit_warnings import warn_outside
 
 __all__ = ["ENV_REGISTRY", "ENV_SWITCH", "note_fit", "set_composition_warning"]
 
@@ -324,7 +324,7 @@ def note_fit(data, epsilon, delta, *, label, warn=True):
     # A plain warning, never recorded in the fitted estimator or its privacy
     # report: whether it fires depends on the records (one shared record can
     # decide it), so it must not be part of what the fit releases.
-    warnings.warn(
+    warn_outside(
         f"{label} (epsilon={epsilon:.4g}) fits records that earlier private "
         f"fits of this session already used (up to {n_earlier} of them for one "
         "record): their guarantees compose. By basic composition, every record "
@@ -339,7 +339,6 @@ def note_fit(data, epsilon, delta, *, label, warn=True):
         "publish it; turn it off with "
         "dpestim.set_composition_warning(False) or DPESTIM_COMPOSITION_WARNING=0.",
         PrivacyBudgetWarning,
-        stacklevel=5,
     )
 
 

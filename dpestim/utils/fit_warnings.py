@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 import sklearn
 
-__all__ = ["collect_fit_warnings", "warn_in_fit"]
+__all__ = ["collect_fit_warnings", "warn_in_fit", "warn_outside"]
 
 _CURRENT = contextvars.ContextVar("dpestim_fit_warnings", default=None)
 #: Directories (with a separator) of the frames a warning is not attributed
@@ -47,6 +47,12 @@ def warn_in_fit(message, category, stacklevel=2):
     if log is not None:
         log.append(f"{category.__name__}: {message}")
     warnings.warn(message, category, stacklevel=_outside_level(stacklevel + 1))
+
+
+def warn_outside(message, category):
+    """Emit a warning attributed to the user's line (as :func:`warn_in_fit`),
+    without recording it in the current fit's report."""
+    warnings.warn(message, category, stacklevel=_outside_level(2))
 
 
 def _outside_level(default):
