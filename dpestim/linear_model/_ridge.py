@@ -15,11 +15,13 @@ from ..preprocessing import _fit_scales as _scales
 from ._base import BaseDPLinearModel
 from ._docs import ATTRIBUTES, COMMON_TAIL, PRIVACY_PARAMS
 
-__all__ = ["EXACT_CHECK_GAP", "Ridge"]
+__all__ = ["EXACT_CHECK_GAP", "EXACT_CHECK_SHARE", "Ridge"]
 
-#: Training R^2 below scikit-learn's on standardised columns by more than
-#: this, at ``epsilon = inf``, warns (:meth:`Ridge._exact_check`).
+#: At ``epsilon = inf``, a training R^2 below scikit-learn's on standardised
+#: columns by more than ``EXACT_CHECK_GAP`` and below ``EXACT_CHECK_SHARE``
+#: of it warns (:meth:`Ridge._exact_check`).
 EXACT_CHECK_GAP = 0.05
+EXACT_CHECK_SHARE = 0.5
 
 
 class Ridge(RegressorMixin, BaseDPLinearModel):
@@ -200,13 +202,21 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
 
         A non-private fit may read its data: its training R^2 is compared
         with scikit-learn's ``Ridge`` on standardised columns (``alpha = 1e-4
-        x n``, the default's strength in the rules' units) and a gap above
-        :data:`EXACT_CHECK_GAP` warns, with ``alpha="auto"`` only (an explicit
-        ``alpha`` is the user's objective). Its usual cause is a column with
-        a large offset or scale (a year, a constant of 2020) that sets the
-        row scale, and with it ``alpha="auto"`` and the steps: the other
-        columns barely move the model (R^2 0.012 against 0.969 with a year
-        column; trial of the fourteenth session).
+        x n``, the default's strength in the rules' units); it warns, with
+        ``alpha="auto"`` only (an explicit ``alpha`` is the user's
+        objective), when the fit explains less than half as much
+        (:data:`EXACT_CHECK_SHARE`) and at least :data:`EXACT_CHECK_GAP`
+        less. Its usual cause is a column with a large offset or scale (a
+        year, a constant of 2020) that sets the row scale, and with it
+        ``alpha="auto"`` and the steps: the other columns barely move the
+        model (R^2 0.012 against 0.969 with a year column). Measured by a
+        helper session on 5,278 fits at ``epsilon = inf`` (the shared
+        datasets' regression tasks, synthetic sets, n 50-5,000, six
+        preprocessings, seven solvers): the half rule fires on 782 of the 861
+        fits that an offset, constant or x1000 column made worse, and on 95
+        of 4,382 fits without one, 11 of which were as good on test rows;
+        the gap alone fired on 494 of those, 310 of them fine on test rows
+        (the reference overfits at n <= 200).
         """
         if not (isinstance(self.alpha, str) and self.alpha == "auto"):
             return []
@@ -220,16 +230,18 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         scaler = StandardScaler(with_mean=not sp.issparse(X))
         ref = make_pipeline(scaler, SkRidge(alpha=1e-4 * Y.shape[0])).fit(X, Y)
         ref_r2 = r2_score(Y, np.reshape(ref.predict(X), Y.shape))
-        if ref_r2 - r2_score(Y, P) <= EXACT_CHECK_GAP:
+        r2 = r2_score(Y, P)
+        if ref_r2 - r2 <= EXACT_CHECK_GAP or r2 >= EXACT_CHECK_SHARE * ref_r2:
             return []
         return [
-            "the non-private fit (epsilon=inf) explains clearly less of y on "
-            "its training rows than scikit-learn's Ridge on standardised "
+            "the non-private fit (epsilon=inf) explains less than half as much "
+            "of y on its training rows as scikit-learn's Ridge on standardised "
             "columns (an exact check, not private). Usual cause: a column with "
             "a large offset or scale (a year, a constant) sets the row scale, "
             "and with it alpha='auto' and the steps; centre and rescale the "
             "columns by public constants (or dpestim.preprocessing."
-            "StandardScaler with public bounds) before fitting."
+            "StandardScaler with public bounds) before fitting, or raise "
+            "max_iter."
         ]
 
     def _set_coef(self, coef, intercept):

@@ -337,7 +337,7 @@ def test_nonprivate_ridge_is_checked_exactly():
     year = rng.integers(1990, 2021, 5000).astype(float)
     X = np.c_[Z, year]
     y = Z @ [1.0, 2.0, 3.0, 4.0] + 0.1 * (year - 2005) + rng.normal(size=5000)
-    with pytest.warns(UtilityWarning, match="explains clearly less of y"):
+    with pytest.warns(UtilityWarning, match="explains less than half as much"):
         Ridge(epsilon=math.inf, random_state=0).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UtilityWarning)
