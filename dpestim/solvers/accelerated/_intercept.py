@@ -50,7 +50,7 @@ from ..sgd._intercept import (
     clipped_residual_sum,
     residual_bound,
 )
-from ._schedules import _amplified
+from ._schedules import _amplified, _laplace_multiplier
 
 __all__ = [
     "INTERCEPT_LAPLACE_SHARE",
@@ -59,6 +59,7 @@ __all__ = [
     "min_run_epsilon",
     "private_intercept_laplace",
     "query_applies",
+    "run_multiplier",
     "with_laplace_event",
 ]
 
@@ -105,6 +106,24 @@ def min_run_epsilon(plan):
         / (math.sqrt(2.0) * 2.0 * residual_bound(plan))
     )
     return (1.0 - share) / (share * largest_nm_b)
+
+
+def run_multiplier(solver, plan, epsilon, n_iter, batch):
+    """The closed-form noise multiplier of a run of ``n_iter`` uniform steps
+    on batches of ``batch`` within ``epsilon``, the query included: the
+    whole of ``epsilon`` where the query does not run, ``(1 - share)`` of
+    it where it does, and in the band where the rule would then drop it,
+    just below :func:`min_run_epsilon` (no query)."""
+    n = plan.n_samples
+    nm = float(_laplace_multiplier(epsilon / n_iter, n, batch))
+    if laplace_query(solver, plan, nm, n_iter, batch) is None:
+        return nm
+    share = INTERCEPT_LAPLACE_SHARE
+    nm = float(_laplace_multiplier((1.0 - share) * epsilon / n_iter, n, batch))
+    if laplace_query(solver, plan, nm, n_iter, batch) is None:
+        floor = min_run_epsilon(plan)
+        nm = float(_laplace_multiplier(floor / n_iter, n, batch)) * (1.0 + 1e-12)
+    return nm
 
 
 def with_laplace_event(event, nm_b):

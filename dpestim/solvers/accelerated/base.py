@@ -68,11 +68,11 @@ from ..._kernels import (
 from ...privacy.discrete import discrete_laplace_grid
 from .._policy import ITERATIVE_SCALE_SHARE_CAP, ITERATIVE_SQUARED_SHARE_CAP
 from ..base import BaseSolver, SolverResult, row_weights
-from . import _intercept
 from ._intercept import (
     laplace_query,
     private_intercept_laplace,
     query_applies,
+    run_multiplier,
     with_laplace_event,
 )
 from ._kernels import (
@@ -421,17 +421,8 @@ class AcceleratedSolver(AcceleratedReportMixin, AutoPolicyMixin, BaseSolver):
     def calibrate(self, epsilon, delta, plan, *, accountant):
         if not self._laplace():
             return super().calibrate(epsilon, delta, plan, accountant=accountant)
-        n, m, T = plan.n_samples, self._batch(plan), plan.max_iter
-        nm = float(_laplace_multiplier(epsilon / T, n, m))
-        if self._query(nm, plan) is not None:
-            # the final intercept query takes its share of epsilon; where the
-            # rule would then drop it (a narrow band of epsilon), the run
-            # instead takes the whole of min_run_epsilon <= epsilon, no query
-            share = _intercept.INTERCEPT_LAPLACE_SHARE
-            nm = float(_laplace_multiplier((1.0 - share) * epsilon / T, n, m))
-            if self._query(nm, plan) is None:
-                floor = _intercept.min_run_epsilon(plan)
-                nm = float(_laplace_multiplier(floor / T, n, m)) * (1.0 + 1e-12)
+        m, T = self._batch(plan), plan.max_iter
+        nm = run_multiplier(self, plan, epsilon, T, m)
         # Closed form up to rounding: never report more than the target. The
         # relative step doubles, so the loop ends within a few iterations.
         step = 1e-15
