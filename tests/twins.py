@@ -29,15 +29,20 @@ def np_clipped_grad_sum(X, Y, rows, W, b, loss, clip_norm, fit_intercept, weight
     The per-example gradient is formed explicitly and its norm computed
     with ``numpy.linalg.norm``, independently of the kernel's shortcut.
     ``weights``: row ``i``'s clipped gradient is multiplied by ``weights[i]``.
+    An example whose gradient norm is not finite (overflowed outputs) adds
+    nothing.
     """
     X = X.toarray() if hasattr(X, "toarray") else X
     G = np.zeros_like(W)
     g0 = np.zeros_like(b)
     for i in rows:
-        dz = np_dloss(loss, W @ X[i] + b, Y[i])
-        gW = np.outer(dz, X[i])
-        gb = dz if fit_intercept else np.zeros_like(dz)
-        norm = np.sqrt(np.sum(gW**2) + np.sum(gb**2))
+        with np.errstate(over="ignore", invalid="ignore"):
+            dz = np_dloss(loss, W @ X[i] + b, Y[i])
+            gW = np.outer(dz, X[i])
+            gb = dz if fit_intercept else np.zeros_like(dz)
+            norm = np.sqrt(np.sum(gW**2) + np.sum(gb**2))
+        if not np.isfinite(norm):
+            continue
         s = min(1.0, clip_norm / norm) if norm > 0 else 1.0
         if weights is not None:
             s *= weights[i]

@@ -7,7 +7,13 @@ only when an intercept is fitted). Its Frobenius norm is
 coefficients and intercept together, is clipped to ``clip_norm`` without
 forming it. Adding or removing one example changes the returned sum by at
 most ``clip_norm`` in Frobenius norm: this is the L2 sensitivity the Gaussian
-events of the gradient solvers assume. The L1 variant
+events of the gradient solvers assume. An example whose gradient norm is not
+finite (outputs that overflowed, e.g. at an absurd learning rate) adds
+nothing, so that the bound holds in floating point too (``clip_norm / inf``
+times an infinite derivative would add NaN, and whether the sum is NaN would
+depend on that one example); the other kernels that bound one example's
+contribution (dual coordinate updates, the saddle solvers' clips and clamps)
+drop NaN the same way. The L1 variant
 (:mod:`dpestim._kernels.l1_clipping`) shares these loops with the scale
 ``||dz||_1 (||x||_1 + fit_intercept)``.
 
@@ -212,7 +218,12 @@ def _block_rows_impl(X, rows, start, m, Xb):
 def _clip_scale(dz, row_norm, fit_intercept, clip_norm, l1):
     """Factor that clips ``dz [x, 1]`` to ``clip_norm``.
 
-    ``row_norm`` is ``||x||^2`` (L2) or ``||x||_1`` (``l1=True``).
+    ``row_norm`` is ``||x||^2`` (L2) or ``||x||_1`` (``l1=True``). ``0``
+    when the norm is not finite (an output or a loss derivative that
+    overflowed, e.g. at an absurd learning rate): the example then adds
+    nothing (:func:`clipped_coefficient`), which keeps the bound
+    ``clip_norm`` in floating point, where ``clip_norm / inf`` times an
+    infinite ``dz`` would add NaN and make the sum depend on that one row.
     """
     extra = 1.0 if fit_intercept else 0.0
     s = 0.0
@@ -224,9 +235,24 @@ def _clip_scale(dz, row_norm, fit_intercept, clip_norm, l1):
         for k in range(dz.shape[0]):
             s += dz[k] * dz[k]
         norm = math.sqrt(s) * math.sqrt(row_norm + extra)
-    if norm > clip_norm:
+    if norm <= clip_norm:
+        return 1.0
+    if norm < math.inf:
         return clip_norm / norm
-    return 1.0
+    return 0.0  # inf or NaN
+
+
+@numba.njit(cache=True)
+def clipped_coefficient(s, dz_k):
+    """``s dz_k``, and ``0`` for a factor ``s = 0`` (:func:`_clip_scale`).
+
+    A zero factor marks an example whose gradient norm is not finite (or a
+    zero weight): its ``dz_k`` may be infinite or NaN, and ``0 x inf`` is
+    NaN, so the product is not formed.
+    """
+    if s > 0.0:
+        return s * dz_k
+    return 0.0
 
 
 def dense_clipped_sum(
@@ -350,7 +376,7 @@ def _dense_blocks(
             # monotone), so the rounding-safe claim above still holds
             s = _clip_scale(dz, nb[r], fit_intercept, limit, l1) * wb[r]
             for k in range(K):
-                c = _store_toward_zero(Cm, r, k, s * dz[k])
+                c = _store_toward_zero(Cm, r, k, clipped_coefficient(s, dz[k]))
                 if fit_intercept:
                     g0[k] += c
         _add_block_sum(Cm, Xm, Gb, G)
@@ -410,7 +436,7 @@ def csr_clipped_sum(
         if weighted:
             s *= weights[i]
         for k in range(K):
-            c = s * dz[k]
+            c = clipped_coefficient(s, dz[k])
             if c != 0.0:
                 for p in range(start, end):
                     G[k, indices[p]] += c * data[p]

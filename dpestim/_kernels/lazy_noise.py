@@ -74,7 +74,7 @@ import numba
 import numpy as np
 
 from ..losses._kernels import dloss_only
-from .clipping import _clip_scale, _safe_limit
+from .clipping import _clip_scale, _safe_limit, clipped_coefficient
 from .counter_sampling import poisson_sample_range
 
 __all__ = [
@@ -256,7 +256,7 @@ def lazy_sparse_sgd(
             dloss_only(loss, z, Y[row], dz)
             s = _clip_scale(dz, row_sq_norms[row], fit_intercept, limit, False)
             for k in range(K):
-                c = s * dz[k]
+                c = clipped_coefficient(s, dz[k])
                 C[r, k] = c
                 g0[k] += c
         lr = learning_rates[t]

@@ -150,6 +150,27 @@ def test_clipped_grad_sum_matches_numpy_twin(loss, sparse, fit_intercept):
 
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("loss", LOSSES)
+def test_clipped_grad_sum_matches_twin_with_overflowing_rows(loss, sparse):
+    """Rows whose outputs overflow (inf or NaN) add nothing, in both."""
+    rng = np.random.default_rng(12)
+    X, Y, W, b = _random_problem(loss, rng, sparse=False)
+    X[::5] *= 1e300  # outputs about 1e300 x 1e300 ... overflow
+    X[1::5, 0], X[1::5, 1] = 1e300, -1e300  # inf - inf: NaN outputs
+    W = W * 1e100
+    if sparse:
+        X = sp.csr_matrix(X)
+    rows = np.arange(X.shape[0])
+    with np.errstate(over="ignore"):
+        for clip in (0.1, 1.0):
+            G, g0 = _kernel_sum(X, Y, rows, W, b, loss, clip, True)
+            G2, g02 = np_clipped_grad_sum(X, Y, rows, W, b, loss, clip, True)
+            assert np.isfinite(G).all() and np.isfinite(g0).all()
+            np.testing.assert_allclose(G, G2, rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(g0, g02, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("loss", LOSSES)
 def test_sensitivity_on_random_neighbouring_datasets(loss, sparse):
     """Adding/removing one record moves the clipped sum by <= clip_norm.
 

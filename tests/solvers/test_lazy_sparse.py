@@ -254,3 +254,21 @@ def test_non_canonical_csr_given_to_the_solver_is_summed_and_clipped_as_such():
         res = solver.solve(halves, Y, plan, 1.0, np.random.default_rng(8))
         np.testing.assert_allclose(res.coef, ref.coef, rtol=1e-10, atol=1e-13)
         np.testing.assert_allclose(res.intercept, ref.intercept, rtol=1e-10, atol=1e-13)
+
+
+def test_lazy_steps_drop_an_overflowing_example():
+    """A row whose outputs overflow adds nothing (its own clipping site).
+
+    Step 1 at a huge rate sends ``W`` to about ``1e200``; at step 2 the row
+    of ``1e200`` entries has infinite outputs. Before the kernels dropped
+    such an example, ``clip_norm / inf x inf`` made the sum NaN.
+    """
+    X = sp.csr_matrix(np.vstack([np.linspace(0.5, 1.0, 4), np.full(4, 1e200)]))
+    Y = np.array([[1.0], [1.0]])
+    plan = _plan(2, 4, 1, SQUARED, alpha=0.0, fit_intercept=False)
+    rates, stds = np.full(2, 1e200), np.zeros(2)
+    for lazy in ("entries", "eager"):
+        W, b = noisy_gradient_descent(
+            X, Y, plan, 1.0, stds, rates, np.random.default_rng(0), lazy=lazy
+        )
+        assert np.isfinite(W).all() and np.isfinite(b).all(), lazy

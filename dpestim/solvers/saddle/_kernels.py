@@ -72,6 +72,10 @@ def draw_block(h, cdf, idx, k, cnt, rng):
 
 @numba.njit(cache=True)
 def _clamp(v, bound):
+    """``v`` clamped to ``[-bound, bound]``; ``0`` for NaN (an overflowed term
+    adds nothing, so the bound holds in floating point)."""
+    if v != v:
+        return 0.0
     if v > bound:
         return bound
     if v < -bound:

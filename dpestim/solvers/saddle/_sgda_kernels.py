@@ -96,6 +96,8 @@ def joint_clipped_sum(
             v = M[k, q] * h
             sq += v * v
         norm = math.sqrt(sq)
+        if not norm < math.inf:  # overflowed (inf or NaN): the row adds nothing
+            continue
         scale = limit / norm if norm > limit else 1.0
         gs = scale * g
         for j in range(d):
