@@ -243,6 +243,12 @@ ENTRIES = [
         ("--seeds", "3"),
     ),
     Entry(
+        "private_centring",
+        "utility/private_centring.py",
+        ("--seeds", "1", "--out", "/tmp/private_centring_quick.md"),
+        ("--seeds", "3"),
+    ),
+    Entry(
         "final_intercept_pure",
         "utility/final_intercept.py",
         ("--pure", "--seeds", "1", "--out", "/tmp/final_intercept_pure_quick.md"),

@@ -2,7 +2,12 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from dpestim.preprocessing import PrivateRowNormClipper, RowNormClipper, StandardScaler
+from dpestim.preprocessing import (
+    PrivateCentrer,
+    PrivateRowNormClipper,
+    RowNormClipper,
+    StandardScaler,
+)
 
 
 @parametrize_with_checks(
@@ -10,6 +15,7 @@ from dpestim.preprocessing import PrivateRowNormClipper, RowNormClipper, Standar
         RowNormClipper(),
         PrivateRowNormClipper(random_state=0),
         StandardScaler(bounds=(-100, 100), epsilon=1.0, random_state=0),
+        PrivateCentrer(random_state=0),
     ]
 )
 def test_sklearn_compatible(estimator, check):

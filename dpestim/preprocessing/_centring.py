@@ -1,0 +1,292 @@
+"""Private feature centring without public bounds (:class:`PrivateCentrer`).
+
+A column with a large offset (a year, a constant, pixel values in ``[0,
+1]``, raw units) dominates the row norms that every estimator's rules read,
+so its informative columns become tiny in the rules' units and the fit
+suffers (``benchmarks/results/centring_probe.md``: exact centring moves Adult
+plus a constant column from 0.764 to 0.851, a regression with a year column
+from R^2 0.003 to 0.70). :class:`StandardScaler` centres privately but needs
+public bounds per feature; this transformer needs none.
+
+The mechanism refines a centre ``c`` (starting at 0) in ``n_rounds`` rounds,
+in the spirit of CoinPress (Biswas, Dong, Kamath and Ullman, NeurIPS 2020):
+
+1. ``r``: a private ``quantile`` of the norms ``||x_i - c||`` (the
+   exponential mechanism over the public geometric grid of the estimators'
+   row scale, :func:`~dpestim.preprocessing._grid_quantile.bin_quantile`;
+   ``ExponentialMechanismDpEvent``), taken at the upper edge of the drawn
+   bin (9% wide);
+2. the sum of the differences ``x_i - c`` clipped to L2 norm ``r`` (a row
+   whose norm is not finite adds nothing), plus Gaussian noise of standard
+   deviation ``sigma r`` per coordinate (sensitivity ``r`` under add/remove
+   one; ``n`` is public), divided by ``n``;
+3. ``threshold=True``: a coordinate moves only where that noisy mean exceeds
+   ``t`` noise standard deviations, ``t = sqrt(2 ln(2 d / 0.05))`` (a union
+   bound over the ``d`` coordinates: a coordinate without an offset is moved
+   by the noise with probability at most 5% per round, all coordinates
+   together). Post-processing: it costs nothing, and keeps the noise from
+   becoming an offset of its own where ``n epsilon`` is small (digits, 1,437
+   rows and 64 columns: an unthresholded noisy mean at 3% of epsilon 0.5
+   took accuracy from 0.74 to 0.17 in the probe).
+
+Each round clips around the previous centre at a radius measured around it,
+so a large offset is removed in the first round and the residual in the
+next ones. The quantiles take ``quantile_share`` of ``epsilon`` (pure DP,
+basic composition); the Gaussian sums take the rest with ``delta``, their
+noise multiplier calibrated by dp-accounting for the ``n_rounds``-fold
+composition. Dense input only (centring would fill a sparse matrix).
+"""
+
+import math
+from numbers import Integral, Real
+
+import dp_accounting
+import numpy as np
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils._param_validation import Interval, Options
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..privacy import calibrate_noise, compute_epsilon, gaussian_noise
+from ..privacy.charging import FitCharge, charge_fit
+from ..solvers.saddle import ExponentialMechanismDpEvent
+from ..utils import check_generator
+from ._grid_quantile import BINS_PER_OCTAVE, bin_quantile, positive_edges
+
+__all__ = ["PrivateCentrer", "move_threshold"]
+
+#: From a bin's representative (its geometric midpoint) to its upper edge.
+HALF_BIN = 2.0 ** (1.0 / (2 * BINS_PER_OCTAVE))
+
+#: Chance, per round and over all coordinates together (a union bound), that
+#: the noise moves a coordinate whose mean is 0 (``threshold=True``).
+FALSE_MOVE = 0.05
+
+
+def move_threshold(n_features):
+    """``t``: noise standard deviations a coordinate's mean must exceed.
+
+    ``sqrt(2 ln(2 d / FALSE_MOVE))``: ``P(|N(0, 1)| > t) <= 2 exp(-t^2 /
+    2)``, so ``d`` such coordinates all stay below ``t`` except with
+    probability :data:`FALSE_MOVE`. Public (``d``).
+    """
+    return math.sqrt(2.0 * math.log(2.0 * max(int(n_features), 1) / FALSE_MOVE))
+
+
+def _clipped_sum(D, radius):
+    """Sum of the rows of ``D`` clipped to L2 norm ``radius`` (rounding-safe).
+
+    The limit is shrunk by ``(d + 16) 2^-52`` relative, as the gradient
+    kernels' (:func:`dpestim._kernels.clipping._safe_limit`), so that each
+    clipped row's norm is at most ``radius`` in exact arithmetic on the
+    values used; a row whose norm is not finite adds nothing.
+    """
+    d = D.shape[1]
+    limit = radius * (1.0 - (d + 16) * 2.0**-52)
+    with np.errstate(over="ignore", invalid="ignore"):
+        norms = np.sqrt(np.einsum("ij,ij->i", D, D))
+        scale = np.where(
+            np.isfinite(norms),
+            np.minimum(1.0, limit / np.maximum(norms, np.finfo(float).tiny)),
+            0.0,
+        )
+    finite = scale > 0
+    return (D[finite] * scale[finite, None]).sum(axis=0)
+
+
+class PrivateCentrer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Centre features with a private mean, without public bounds.
+
+    Subtracts a private estimate of each column's mean, refined in
+    ``n_rounds`` rounds of a private radius and a clipped Gaussian mean
+    around the previous estimate (see the module docstring of
+    ``dpestim.preprocessing._centring`` for the mechanism). Use it before an
+    estimator when columns carry large offsets (a year, raw units, a
+    constant) and no public bounds are at hand; with public bounds,
+    :class:`StandardScaler` also scales. Neighbouring relation: add or
+    remove one row (``n`` public).
+
+    Parameters
+    ----------
+    epsilon : float, default=0.1
+        Budget of the whole fit (``numpy.inf``: the exact column means, not
+        private).
+    delta : float, default=1e-6
+        Of the Gaussian sums.
+    n_rounds : int, default=1
+        Refinement rounds (each a radius and a mean). More rounds help only
+        at large ``n epsilon``: each round's radius draw gets a smaller share
+        and must stay reliable (below).
+    quantile : float, default=0.5
+        Quantile of the distances ``||x_i - c||`` used as each round's clip
+        radius (a higher one biases the clipped mean less, noises it more
+        and needs a larger ``n epsilon`` for a reliable draw).
+    quantile_share : float, default=0.2
+        Share of ``epsilon`` spent on the radii (the rest on the means).
+    threshold : bool, default=True
+        Move a coordinate only where its noisy mean exceeds
+        :func:`move_threshold` noise standard deviations (False: every
+        coordinate by its noisy mean).
+    accountant : {"rdp", "pld"}, default="rdp"
+    random_state : None, int or numpy.random.Generator, default=None
+
+    Attributes
+    ----------
+    mean_ : ndarray of shape (n_features,)
+        The private centre (covered by the guarantee).
+    radii_ : ndarray of shape (n_rounds,)
+        The private clip radius of every round (covered by the guarantee).
+    noise_multiplier_ : float
+        Of each round's Gaussian sum (standard deviation over the radius).
+    dp_event_ : dp_accounting.DpEvent
+        ``ComposedDpEvent`` of the radii (``ExponentialMechanismDpEvent``)
+        and the means (``GaussianDpEvent``), ``n_rounds`` each.
+    epsilon_, delta_ : float
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpestim.preprocessing import PrivateCentrer
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.c_[rng.normal(size=(20000, 3)), rng.integers(1990, 2021, 20000)]
+    >>> c = PrivateCentrer(epsilon=0.1, random_state=0).fit(X)
+    >>> np.round(c.mean_[3]), bool(np.all(c.mean_[:3] == 0))
+    (np.float64(2005.0), True)
+    """
+
+    _parameter_constraints = {
+        "epsilon": [
+            Interval(Real, 0, None, closed="neither"),
+            Options(Real, {math.inf}),
+        ],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "n_rounds": [Interval(Integral, 1, 20, closed="both")],
+        "quantile": [Interval(Real, 0, 1, closed="neither")],
+        "quantile_share": [Interval(Real, 0, 1, closed="neither")],
+        "threshold": ["boolean"],
+        "accountant": [Options(str, {"rdp", "pld"})],
+        "random_state": ["random_state", np.random.Generator],
+    }
+
+    def __init__(
+        self,
+        *,
+        epsilon=0.1,
+        delta=1e-6,
+        n_rounds=1,
+        quantile=0.5,
+        quantile_share=0.2,
+        threshold=True,
+        accountant="rdp",
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.n_rounds = n_rounds
+        self.quantile = quantile
+        self.quantile_share = quantile_share
+        self.threshold = threshold
+        self.accountant = accountant
+        self.random_state = random_state
+
+    def _events(self):
+        """``(radius epsilon, noise multiplier, event)`` from public parameters."""
+        T = int(self.n_rounds)
+        eps_r = self.quantile_share * self.epsilon / T
+        eps_m = (1.0 - self.quantile_share) * self.epsilon
+
+        def means(nm):
+            return dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(nm), T)
+
+        nm = calibrate_noise(
+            means,
+            eps_m,
+            self.delta,
+            accountant=self.accountant,
+            cache_key=("centring", T),
+        )
+        radii = dp_accounting.SelfComposedDpEvent(ExponentialMechanismDpEvent(eps_r), T)
+        return eps_r, nm, dp_accounting.ComposedDpEvent([radii, means(nm)])
+
+    def fit(self, X, y=None):
+        """Estimate the column means privately.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Dense (a sparse matrix is refused: centring would fill it).
+        y : ignored
+
+        Returns
+        -------
+        self : object
+        """
+        self._validate_params()
+        X = validate_data(self, X, dtype=np.float64)
+        n, d = X.shape
+        T = int(self.n_rounds)
+        if math.isinf(self.epsilon):
+            event = dp_accounting.NonPrivateDpEvent()
+            eps_r, nm = math.inf, 0.0
+        else:
+            eps_r, nm, event = self._events()
+        charge_fit(
+            FitCharge(event, "add_or_remove_one", f"PrivateCentrer(d={d})"),
+            data=X,
+            epsilon=self.epsilon,
+            delta=self.delta,
+        )
+        if math.isinf(self.epsilon):
+            self.mean_ = X.mean(axis=0)
+            self.radii_ = np.full(T, np.nan)
+            self.epsilon_ = math.inf
+        else:
+            self.mean_, self.radii_ = self._private_mean(X, eps_r, nm)
+            gauss = compute_epsilon(event.events[1], self.delta, self.accountant)
+            self.epsilon_ = float(eps_r * T + gauss)
+        self.noise_multiplier_ = float(nm)
+        self.dp_event_ = event
+        self.delta_ = float(self.delta)
+        return self
+
+    def _private_mean(self, X, eps_r, nm):
+        n, d = X.shape
+        rng = check_generator(self.random_state)
+        t = move_threshold(d) if self.threshold else 0.0
+        centre = np.zeros(d)
+        radii = np.empty(int(self.n_rounds))
+        edges = positive_edges()
+        for k in range(radii.shape[0]):
+            D = X - centre
+            with np.errstate(over="ignore", invalid="ignore"):
+                dist = np.sqrt(np.einsum("ij,ij->i", D, D))
+            # the drawn bin's upper edge: rows at the quantile are not clipped
+            # (with the midpoint, rows of nearly equal norm, as under a large
+            # offset, were all shrunk by up to half a bin, ~4%, and so was
+            # the mean)
+            r = bin_quantile(dist, self.quantile, eps_r, edges, rng) * HALF_BIN
+            radii[k] = r
+            noisy = _clipped_sum(D, r) + gaussian_noise(rng, nm * r, (d,))
+            step = noisy / n
+            centre = centre + np.where(np.abs(step) > t * nm * r / n, step, 0.0)
+        return centre, radii
+
+    def transform(self, X):
+        """Subtract the private centre.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_centred : ndarray of shape (n_samples, n_features)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X - self.mean_
+
+    def inverse_transform(self, X):
+        """Add the centre back."""
+        check_is_fitted(self)
+        return np.asarray(X, dtype=np.float64) + self.mean_
