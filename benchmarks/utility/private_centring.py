@@ -31,7 +31,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from centring_probe import tasks as probe_tasks  # noqa: E402
 from defaults import (  # noqa: E402
-    load,
     markdown_table,
     result_parser,
     run_and_save_stamped,

@@ -196,7 +196,9 @@ class PrivateCentrer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         eps_m = (1.0 - self.quantile_share) * self.epsilon
 
         def means(nm):
-            return dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(nm), T)
+            return dp_accounting.SelfComposedDpEvent(
+                dp_accounting.GaussianDpEvent(nm), T
+            )
 
         nm = calibrate_noise(
             means,
