@@ -220,10 +220,12 @@ def _clip_scale(dz, row_norm, fit_intercept, clip_norm, l1):
 
     ``row_norm`` is ``||x||^2`` (L2) or ``||x||_1`` (``l1=True``). ``0``
     when the norm is not finite (an output or a loss derivative that
-    overflowed, e.g. at an absurd learning rate): the example then adds
-    nothing (:func:`clipped_coefficient`), which keeps the bound
-    ``clip_norm`` in floating point, where ``clip_norm / inf`` times an
+    overflowed, e.g. at an absurd learning rate) and ``clip_norm`` is: the
+    example then adds nothing (:func:`clipped_coefficient`), which keeps the
+    bound ``clip_norm`` in floating point, where ``clip_norm / inf`` times an
     infinite ``dz`` would add NaN and make the sum depend on that one row.
+    Without clipping (``clip_norm = inf``, a non-private run) the gradient
+    is used as computed, so that a diverging run is still seen to diverge.
     """
     extra = 1.0 if fit_intercept else 0.0
     s = 0.0
@@ -239,7 +241,9 @@ def _clip_scale(dz, row_norm, fit_intercept, clip_norm, l1):
         return 1.0
     if norm < math.inf:
         return clip_norm / norm
-    return 0.0  # inf or NaN
+    if clip_norm < math.inf:
+        return 0.0  # inf or NaN under a finite clip: the example adds nothing
+    return 1.0  # NaN without clipping (a non-private run): as computed
 
 
 @numba.njit(cache=True)

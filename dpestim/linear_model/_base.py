@@ -108,6 +108,7 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
             None,
         ],
         "scale_share": [Interval(Real, 0, 1, closed="neither")],
+        "feature_centring": [StrOptions({AUTO}), "boolean", None],
     }
 
     def __new__(cls, *args, **kwargs):
@@ -142,6 +143,7 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         verbose=0,
         feature_scale="auto",
         scale_share=_scales.SCALE_SHARE,
+        feature_centring="auto",
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -158,6 +160,7 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         self.verbose = verbose
         self.feature_scale = feature_scale
         self.scale_share = scale_share
+        self.feature_centring = feature_centring
 
     # -- helpers ---------------------------------------------------------------
 
@@ -268,6 +271,10 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         scale_plan.check_epsilon = self._plan_check(
             n, blocked is not None, solver, scale_plan
         )
+        # private column means first (feature_centring; public plan)
+        self._plan_centring(
+            scale_plan, n, d, sp.issparse(X), blocked is not None, solver
+        )
         scale_events = scale_plan.events()
         if scale_events:
             what = "scale estimates" + (
@@ -282,6 +289,7 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
             )
         self._scale_fit = (scale_plan, rng)
         X_given = X  # the records as given (the composition registry's key)
+        X, centre, centre_notes = self._apply_centring(X, scale_plan, rng)
         X, row_scale, scale_notes = self._apply_feature_scale(
             X, scale_plan, rng, self._row_norm_target(y, solver)
         )
@@ -323,6 +331,7 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
             # public: in the rescaled rows' units, as clip_norm (alpha_ is in
             # X's units); a solver's own entry (its ridge) is kept
             hyperparameters.setdefault("alpha", alpha_rules)
+        hyperparameters.update(centre_notes)
         hyperparameters.update(scale_notes)
         if balance is not None:
             hyperparameters.update(balance.notes)
@@ -411,9 +420,13 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         # scikit-learn's convention: coefficients in the dtype of X.
         # coefficients back to the user's units (x' = x / s, w = w' / s)
         coef = result.coef / row_scale if row_scale != 1.0 else result.coef
+        intercept = result.intercept
+        if centre is not None:  # w . (x - c) + b' = w . x + (b' - w . c)
+            intercept = intercept - coef @ centre
+        self.feature_centre_ = centre
         self._set_coef(
             coef.astype(coef_dtype, copy=False),
-            result.intercept.astype(coef_dtype, copy=False),
+            intercept.astype(coef_dtype, copy=False),
         )
         for name, value in result.attributes.items():
             if name == "coef_path_" and row_scale != 1.0:

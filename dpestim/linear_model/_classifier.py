@@ -61,6 +61,7 @@ class BaseDPLinearClassifier(
         verbose=0,
         feature_scale="auto",
         scale_share=0.05,
+        feature_centring="auto",
         class_prior="auto",
         class_weight=None,
         utility_check="auto",
@@ -81,6 +82,7 @@ class BaseDPLinearClassifier(
             verbose=verbose,
             feature_scale=feature_scale,
             scale_share=scale_share,
+            feature_centring=feature_centring,
         )
         self.classes = classes
         self.coef_bound = coef_bound

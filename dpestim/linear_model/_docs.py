@@ -151,7 +151,23 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         run); the dp-sgd and accelerated families do so, up to 35% of
         ``epsilon`` (25% for ``Ridge``), for the row scale alone (a class
         histogram that does not fit in the default share is then not run):
-        at ``epsilon n >= 146`` (203), e.g. 426 rows at ``epsilon = 0.35``."""
+        at ``epsilon n >= 146`` (203), e.g. 426 rows at ``epsilon = 0.35``.
+    feature_centring : "auto", bool or None, default="auto"
+        Centre the columns by private means before the row scale (a column
+        with a large offset, a year or a constant, otherwise dominates every
+        row's norm). ``"auto"``: on for :class:`~dpestim.Ridge`, off for the
+        classifiers (measured; see the solver guide, "Private scales
+        measured in fit"); ``True``: on; ``None`` or ``False``: off. Two
+        pure-DP draws, counted in ``epsilon`` and ``dp_event_``: a private
+        median ``R`` of the rows' L1 norms (1% of ``epsilon``) and a Laplace
+        mean of the rows clipped to L1 norm ``R`` (2%); a column moves only
+        where its noisy mean exceeds ``ln(d / 0.05)`` noise scales. The fit
+        runs on ``x - c`` and releases ``intercept_ = b' - coef_ . c``. Runs
+        only with ``fit_intercept``, dense in-memory ``X`` and the private
+        row scale estimated (``feature_scale="auto"``, ``clip_norm="auto"``),
+        where ``epsilon n`` is large enough (about 5,070, more with many
+        columns; ``hyperparameters_`` says when it is not run, and then
+        nothing is spent); ``epsilon = inf``: the exact column means."""
 
 CLASS_PRIOR_PARAM = """class_prior : "auto", array-like of shape (n_classes,) or None, \
 default="auto"
@@ -276,6 +292,10 @@ ATTRIBUTES = """coef_ : ndarray
     feature_scale_ : float
         The row unit ``s`` the fit ran in (1: ``X`` as given); private
         (covered by the guarantee) when estimated.
+    feature_centre_ : ndarray of shape (n_features,) or None
+        The column centre ``c`` the fit ran at (``X - c``; see
+        ``feature_centring``), private (covered by the guarantee), or
+        ``None`` (not centred).
     alpha_ : float
         The L2 penalty of the fitted objective in the units of ``X``
         (``alpha``, or ``1e-4 feature_scale_^2`` for ``alpha="auto"``; the

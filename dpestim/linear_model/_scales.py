@@ -11,7 +11,10 @@ requested epsilon.
 import math
 import numbers
 
+import numpy as np
+
 from ..preprocessing import _fit_scales as _scales
+from ..preprocessing._centring import laplace_centre, plan_centring
 from ..preprocessing._scale_plan import _pure_epsilon
 from ..privacy import check_guarantee
 from ..privacy.ledger import composed_epsilon
@@ -158,6 +161,86 @@ class PrivateScalesMixin:
             max_share=None if solver is None else solver.share_cap(self._loss_name),
             **classes,
         )
+
+    #: What ``feature_centring="auto"`` means for this estimator (public):
+    #: on for :class:`~dpestim.Ridge` (measured), off for the classifiers.
+    _centring_default = False
+
+    def _centring_requested(self):
+        """Whether ``feature_centring`` asks for the in-fit centring."""
+        centring = getattr(self, "feature_centring", None)
+        if isinstance(centring, str):  # "auto"
+            return self._centring_default
+        return bool(centring)
+
+    def _plan_centring(self, plan, n, d, sparse, blocked, solver):
+        """Add the in-fit centring to ``plan`` where it runs (public rule).
+
+        Only with ``fit_intercept`` (centring moves the offset into the
+        intercept), dense in-memory ``X`` (it would fill a sparse matrix)
+        and the private row scale estimated (``feature_scale="auto"``,
+        ``clip_norm`` in the ``"auto"`` units), for a fit with ``epsilon``
+        given; ``epsilon = inf``: the exact column means (the limit). Where
+        ``n`` and ``epsilon`` are too small
+        (:func:`~dpestim.preprocessing._centring.plan_centring`) nothing
+        runs and ``hyperparameters_`` says why.
+        """
+        if not (
+            self._centring_requested()
+            and self.fit_intercept
+            and not sparse
+            and self._rows_estimated(blocked)
+            and self.epsilon is not None
+            and getattr(self, "noise_multiplier", None) is None
+        ):
+            return
+        if math.isinf(self.epsilon):
+            plan.exact_centre = True
+            return
+        sensitivity = 2.0 if solver.neighbouring == "replace_one" else 1.0
+        radius_eps, mean_eps, note = plan_centring(self.epsilon, n, d, sensitivity)
+        if note is not None:
+            plan.notes["feature_centring"] = note
+            return
+        plan.centre_radius_epsilon = radius_eps
+        plan.centre_epsilon = mean_eps
+        plan.centre_sensitivity = sensitivity
+
+    def _apply_centring(self, X, plan, rng):
+        """``(X - c, c, notes)``: the columns centred as ``plan`` says.
+
+        ``c`` is ``None`` when no centring ran (``X`` is returned as is).
+        The estimator fits ``w . (x - c) + b'`` and releases ``intercept_ =
+        b' - w . c`` (post-processing).
+        """
+        if plan.exact_centre:
+            c = X.mean(axis=0, dtype=np.float64)
+            note = "exact column means (epsilon = inf: read from the data, not private)"
+        elif plan.centre_epsilon is not None:
+            c, radius = laplace_centre(
+                X,
+                plan.centre_radius_epsilon,
+                plan.centre_epsilon,
+                plan.centre_sensitivity,
+                rng,
+            )
+            note = (
+                f"{int(np.count_nonzero(c))} of {c.shape[0]} columns moved by "
+                f"their private means (L1 radius {radius:.4g})"
+            )
+        else:
+            return (
+                X,
+                None,
+                {k: v for k, v in plan.notes.items() if k == "feature_centring"},
+            )
+        Xc = np.subtract(X, c, dtype=np.float64).astype(X.dtype, copy=False)
+        if not np.isfinite(Xc).all():
+            raise ValueError(
+                "X minus its private column centre overflows float64; rescale X "
+                "by a public constant."
+            )
+        return Xc, c, {"feature_centring": note}
 
     def _apply_feature_scale(self, X, scale_plan, rng, target=None):
         """``(X / s, s, notes)``: the rows in the units the rules assume.

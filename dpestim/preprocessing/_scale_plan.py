@@ -69,6 +69,19 @@ class ScalePlan:
     check_epsilon : float or None
         Epsilon of a classifier's utility check (one Laplace count, run after
         the solver: :mod:`dpestim.linear_model._utility_check`), or ``None``.
+    centre_radius_epsilon, centre_epsilon : float or None
+        Epsilons of the in-fit centring (``feature_centring``): the median
+        L1 row norm and the Laplace mean of the rows clipped to it
+        (:func:`~dpestim.preprocessing._centring.laplace_centre`); ``None``:
+        not run. Set by the estimator after :func:`plan_estimates`; they run
+        first, before the row scale, which is then measured on the centred
+        rows.
+    centre_sensitivity : float
+        The Laplace mean's L1 sensitivity in units of the radius (1 under
+        add/remove one, 2 under replace-one).
+    exact_centre : bool
+        A non-private fit (``epsilon = inf``) centred by the exact column
+        means (the mechanism's limit; no event).
     """
 
     def __init__(
@@ -91,10 +104,18 @@ class ScalePlan:
         self.centre_stages = int(centre_stages)
         self.spread_units = int(spread_units)
         self.check_epsilon = None
+        self.centre_radius_epsilon = None
+        self.centre_epsilon = None
+        self.centre_sensitivity = 1.0
+        self.exact_centre = False
 
     def events(self):
         """The events of every draw, in the order they run (the check last)."""
         out = []
+        if self.centre_epsilon is not None:
+            out.append(ExponentialMechanismDpEvent(self.centre_radius_epsilon))
+            # Laplace noise scale / L1 sensitivity: noise multiplier 1 / eps
+            out.append(dp_accounting.LaplaceDpEvent(1.0 / self.centre_epsilon))
         if self.row_epsilon is not None:
             out.append(ExponentialMechanismDpEvent(self.row_epsilon))
         if self.target_epsilon is not None:
@@ -122,12 +143,22 @@ def estimates_line(plan, epsilon):
     if not events:
         return ""
     spent = plan.epsilon
+    centred = plan.centre_epsilon is not None
     n_em = (
         len(events)
         - (plan.class_epsilon is not None)
         - (plan.check_epsilon is not None)
+        - 2 * centred
     )
     parts = []
+    if centred:
+        parts.append(
+            "private centring: an exponential-mechanism draw of the rows' "
+            f"median L1 norm R of epsilon {plan.centre_radius_epsilon:.4g} and "
+            f"a Laplace mean of the rows clipped to R of epsilon "
+            f"{plan.centre_epsilon:.4g} (L1 sensitivity R add/remove, 2 R "
+            "replace-one)"
+        )
     if n_em:
         em_eps = plan.row_epsilon
         em_eps = plan.target_epsilon if em_eps is None else em_eps

@@ -131,3 +131,14 @@ def test_saddle_clamp_maps_nan_to_zero():
     assert _clamp(np.inf, 2.0) == 2.0
     assert _clamp(-np.inf, 2.0) == -2.0
     assert _clamp(0.5, 2.0) == 0.5
+    assert np.isnan(_clamp(np.nan, np.inf))  # no bound: as computed
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_without_clipping_an_overflow_is_kept_so_divergence_shows(sparse):
+    """``clip_norm = inf`` (a non-private run) has no bound to keep: the
+    overflowing example's gradient is used as computed (NaN here), so a
+    diverging run is still seen to diverge."""
+    X, _ = _batch("nan", BIG[np.float64])
+    G, g0 = _sum(X, SQUARED, np.inf, False, sparse, np.float64)
+    assert not np.isfinite(G).all()

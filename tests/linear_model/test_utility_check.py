@@ -330,17 +330,23 @@ def test_nonprivate_fit_is_checked_exactly():
 def test_nonprivate_ridge_is_checked_exactly():
     """epsilon=inf, alpha="auto": the training R^2 is compared exactly with
     scikit-learn's Ridge on standardised columns; a year column (its offset
-    sets the row scale, and with it alpha and the steps) warns, the same
-    data without it and an explicit alpha do not."""
+    sets the row scale, and with it alpha and the steps) warns when the
+    columns are not centred (``feature_centring=None``); the same data
+    centred (the default), without the column, or with an explicit alpha do
+    not."""
     rng = np.random.default_rng(zlib.crc32(b"exact ridge check"))
     Z = rng.normal(size=(5000, 4))
     year = rng.integers(1990, 2021, 5000).astype(float)
     X = np.c_[Z, year]
     y = Z @ [1.0, 2.0, 3.0, 4.0] + 0.1 * (year - 2005) + rng.normal(size=5000)
     with pytest.warns(UtilityWarning, match="explains less than half as much"):
-        Ridge(epsilon=math.inf, random_state=0).fit(X, y)
+        Ridge(epsilon=math.inf, random_state=0, feature_centring=None).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UtilityWarning)
+        centred = Ridge(epsilon=math.inf, random_state=0).fit(X, y)
+        assert centred.score(X, y) > 0.9
         good = Ridge(epsilon=math.inf, random_state=0).fit(Z, y - 0.1 * year)
         assert good.score(Z, y - 0.1 * year) > 0.9
-        Ridge(epsilon=math.inf, alpha=1e-4, random_state=0).fit(X, y)
+        Ridge(epsilon=math.inf, alpha=1e-4, random_state=0, feature_centring=None).fit(
+            X, y
+        )

@@ -244,9 +244,10 @@ def _scd_steps(
                 # a weighted record's update is clipped to w C (w <= 1): the
                 # bound C holds, and the weights act even where C binds
                 c = w * limit / max(1.0, math.sqrt(sq))
-                # a NaN update (an overflowed prediction) is dropped: the
-                # clip would not bound it (an infinite one is clipped to c)
-                z = min(c, max(-c, z)) if z == z else 0.0
+                # a NaN update (an overflowed prediction) under a finite clip
+                # is dropped: the clip would not bound it (an infinite one is
+                # clipped to c); without clipping it is kept as computed
+                z = min(c, max(-c, z)) if z == z or c == math.inf else 0.0
             if sequential:
                 alpha[j] += z
                 _col_axpy(Xt, data, indices, indptr, sparse, j, z, v)

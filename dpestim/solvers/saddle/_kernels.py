@@ -72,10 +72,11 @@ def draw_block(h, cdf, idx, k, cnt, rng):
 
 @numba.njit(cache=True)
 def _clamp(v, bound):
-    """``v`` clamped to ``[-bound, bound]``; ``0`` for NaN (an overflowed term
-    adds nothing, so the bound holds in floating point)."""
+    """``v`` clamped to ``[-bound, bound]``; ``0`` for NaN under a finite
+    bound (an overflowed term adds nothing, so the bound holds in floating
+    point; without a bound, a non-private run, it is kept as computed)."""
     if v != v:
-        return 0.0
+        return v if bound == math.inf else 0.0
     if v > bound:
         return bound
     if v < -bound:

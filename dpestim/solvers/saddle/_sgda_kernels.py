@@ -96,9 +96,14 @@ def joint_clipped_sum(
             v = M[k, q] * h
             sq += v * v
         norm = math.sqrt(sq)
-        if not norm < math.inf:  # overflowed (inf or NaN): the row adds nothing
+        if norm <= limit:
+            scale = 1.0
+        elif norm < math.inf:
+            scale = limit / norm
+        elif limit < math.inf:  # overflowed (inf or NaN): the row adds nothing
             continue
-        scale = limit / norm if norm > limit else 1.0
+        else:  # no clipping (a non-private run): as computed
+            scale = 1.0
         gs = scale * g
         for j in range(d):
             Gx[j] += gs * X[i, j]

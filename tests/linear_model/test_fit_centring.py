@@ -1,0 +1,179 @@
+"""In-fit private centring (``feature_centring``): plan, mechanism, mapping."""
+
+import math
+import zlib
+
+import dp_accounting
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from dpestim import LinearSVC, LogisticRegression, Ridge
+from dpestim.preprocessing._centring import (
+    CENTRING_SHARES,
+    _clipped_sum,
+    laplace_centre,
+    laplace_move_threshold,
+    plan_centring,
+)
+from dpestim.solvers.saddle import ExponentialMechanismDpEvent
+
+
+def _seed(*parts):
+    return zlib.crc32("/".join(map(str, parts)).encode())
+
+
+def _year_data(n=6000, seed=0):
+    """Four informative columns and a year column (offset 2005, spread 9)."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, 4))
+    year = rng.integers(1990, 2021, n).astype(float)
+    y = Z @ [1.0, 2.0, 3.0, 4.0] + 0.1 * (year - 2005) + rng.normal(size=n)
+    return np.c_[Z, year], y
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_l1_clipped_sum_sensitivity_on_random_neighbours(case):
+    """Adding or removing one row moves the L1-clipped sum by at most ``R`` in
+    L1 norm (replacing one: ``2 R``): the Laplace mean's sensitivity."""
+    rng = np.random.default_rng(_seed("l1-centring", case))
+    worst_add, worst_replace = 0.0, 0.0
+    for _ in range(200):
+        n, d = int(rng.integers(2, 30)), int(rng.integers(1, 12))
+        D = rng.normal(size=(n, d)) * 10.0 ** rng.uniform(-3, 3, size=(n, 1))
+        if rng.random() < 0.3:
+            D[int(rng.integers(n))] *= 1e150
+        if rng.random() < 0.2:
+            D[int(rng.integers(n)), 0] = 1e300
+        R = float(10.0 ** rng.uniform(-2, 2))
+        k = int(rng.integers(n))
+        full = _clipped_sum(D, R, ord=1)
+        assert np.isfinite(full).all()
+        less = _clipped_sum(np.delete(D, k, axis=0), R, ord=1)
+        other = D.copy()
+        other[k] = rng.normal(size=d) * 10.0 ** rng.uniform(-3, 3)
+        worst_add = max(worst_add, np.abs(full - less).sum() / R)
+        replaced = _clipped_sum(other, R, ord=1)
+        worst_replace = max(worst_replace, np.abs(full - replaced).sum() / R)
+    assert worst_add <= 1.0 and worst_replace <= 2.0
+    assert worst_add > 0.5  # the bound is reached by clipped rows
+
+
+def test_plan_is_public_and_skips_small_n_epsilon():
+    # the radius draw and the mean's detection rule, from n, d, epsilon only
+    er, em, note = plan_centring(1.0, 6000, 5, 1.0)
+    assert (er, em, note) == (CENTRING_SHARES[0], CENTRING_SHARES[1], None)
+    er, em, note = plan_centring(1.0, 331, 10, 1.0)
+    assert er is None and em is None and "not run" in note
+    # the radius draw needs epsilon n >= about 5,070 (a median at 1%)
+    assert plan_centring(1.0, 5000, 5, 1.0)[2] is not None
+    # the mean, d = 200: about 4,150 under add/remove, twice under replace-one
+    need = laplace_move_threshold(200) / 0.1 / CENTRING_SHARES[1]
+    assert 4000 < need < 5070 < 6000 < 2 * need
+    assert plan_centring(1.0, 6000, 200, 1.0)[2] is None
+    assert plan_centring(1.0, 6000, 200, 2.0)[2] is not None
+
+
+def test_ridge_centres_a_year_column_by_default():
+    X, y = _year_data(8000)
+    fits = {
+        c: Ridge(epsilon=1.0, random_state=0, feature_centring=c)
+        for c in ("auto", None)
+    }
+    for fit in fits.values():
+        fit.fit(X[:6000], y[:6000])
+    on, off = fits["auto"], fits[None]
+    assert off.feature_centre_ is None
+    c = on.feature_centre_
+    np.testing.assert_array_equal(c[:4], 0.0)  # no offset: left exactly
+    assert abs(c[4] - X[:6000, 4].mean()) < 50  # the year, Laplace noise
+    assert on.score(X[6000:], y[6000:]) > 0.8 > 0.1 > off.score(X[6000:], y[6000:])
+    # the two draws run first, inside the requested epsilon
+    events = on.dp_event_.events
+    assert events[0] == ExponentialMechanismDpEvent(CENTRING_SHARES[0])
+    assert events[1] == dp_accounting.LaplaceDpEvent(1.0 / CENTRING_SHARES[1])
+    assert on.epsilon_ <= 1.0
+    report = str(on.privacy_report())
+    assert "private centring" in report and "Laplace mean" in report
+    assert "1 of 5 columns moved" in on.hyperparameters_["feature_centring"]
+    # released model in the user's units: predict = X coef + intercept
+    np.testing.assert_allclose(
+        on.predict(X[:10]), X[:10] @ on.coef_ + on.intercept_, rtol=1e-12
+    )
+
+
+def test_the_intercept_carries_the_centre_exactly_at_epsilon_inf():
+    """Shifting a column by 1000 changes nothing at epsilon = inf: the exact
+    centre absorbs it and the intercept maps it back."""
+    X, y = _year_data(3000, seed=1)
+    X[:, 4] -= 2005.0
+    shifted = X.copy()
+    shifted[:, 0] += 1000.0
+    a = Ridge(epsilon=math.inf, solver="dp-gd").fit(X, y)
+    b = Ridge(epsilon=math.inf, solver="dp-gd").fit(shifted, y)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(a.predict(X), b.predict(shifted), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(b.feature_centre_, shifted.mean(axis=0))
+    assert "not private" in b.hyperparameters_["feature_centring"]
+
+
+def test_what_the_user_fixes_is_not_centred():
+    X, y = _year_data(4000, seed=2)
+    for kw in (
+        dict(feature_centring=None),
+        dict(clip_norm=1.0),
+        dict(feature_scale=None),
+        dict(feature_scale=100.0),
+        dict(fit_intercept=False),
+    ):
+        fit = Ridge(epsilon=1.0, random_state=0, **kw).fit(X, y)
+        assert fit.feature_centre_ is None, kw
+        assert not any(
+            isinstance(e, dp_accounting.LaplaceDpEvent)
+            for e in getattr(fit.dp_event_, "events", [])
+        ), kw
+    fit = Ridge(epsilon=1.0, random_state=0).fit(sp.csr_matrix(X), y)
+    assert fit.feature_centre_ is None  # sparse: centring would fill it
+
+
+def test_small_n_runs_nothing_and_says_why():
+    X, y = _year_data(300, seed=3)
+    fit = Ridge(epsilon=1.0, random_state=0).fit(X, y)
+    assert fit.feature_centre_ is None
+    assert "not run" in fit.hyperparameters_["feature_centring"]
+    same = Ridge(epsilon=1.0, random_state=0, feature_centring=None).fit(X, y)
+    np.testing.assert_array_equal(fit.coef_, same.coef_)
+    np.testing.assert_array_equal(fit.intercept_, same.intercept_)
+
+
+@pytest.mark.parametrize("Estimator", [LogisticRegression, LinearSVC])
+def test_classifiers_centre_on_request_only(Estimator):
+    X, _ = _year_data(6000, seed=4)
+    y = (X[:, 0] + 0.3 * (X[:, 4] - 2005.0) > 0).astype(int)
+    off = Estimator(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    on = Estimator(
+        epsilon=1.0, classes=[0, 1], random_state=0, feature_centring=True
+    ).fit(X, y)
+    assert off.feature_centre_ is None
+    assert on.feature_centre_ is not None and on.feature_centre_[4] > 1900
+    assert on.score(X, y) > off.score(X, y) + 0.05
+    assert on.epsilon_ <= 1.0
+
+
+def test_replace_one_solver_doubles_the_laplace_sensitivity():
+    X, y = _year_data(6000, seed=5)
+    fit = Ridge(epsilon=2.0, delta=0.0, random_state=0).fit(X, y)  # dp-nag
+    assert fit.solver_.neighbouring == "replace_one"
+    assert fit.feature_centre_ is not None
+    assert fit.epsilon_ <= 2.0
+
+
+def test_laplace_centre_limit_and_noise_scale():
+    X, _ = _year_data(2000, seed=6)
+    c, r = laplace_centre(X, math.inf, math.inf, 1.0, np.random.default_rng(0))
+    np.testing.assert_allclose(c, X.mean(axis=0))
+    assert r == math.inf
+    # a private draw: radius near the median L1 norm (bin's upper edge)
+    c, r = laplace_centre(X, 1.0, 1.0, 1.0, np.random.default_rng(0))
+    median = np.median(np.abs(X).sum(axis=1))
+    assert median <= r <= median * 2 ** (1 / 8) * 1.001
