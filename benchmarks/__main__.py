@@ -249,6 +249,12 @@ ENTRIES = [
         ("--seeds", "3"),
     ),
     Entry(
+        "fit_centring",
+        "utility/fit_centring.py",
+        ("--seeds", "1", "--out", "/tmp/fit_centring_quick.md"),
+        ("--seeds", "3"),
+    ),
+    Entry(
         "final_intercept_pure",
         "utility/final_intercept.py",
         ("--pure", "--seeds", "1", "--out", "/tmp/final_intercept_pure_quick.md"),

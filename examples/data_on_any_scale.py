@@ -18,7 +18,7 @@ a public target bound, imbalanced classes, and columns on very different
 scales (one row scale cannot fix those: standardise the columns privately),
 data beyond the private scales' grid (the fit warns), sparse rows that are
 mostly empty, a skewed regression target (the final private intercept), and
-a column with a large offset (private centring in a pipeline).
+a column with a large offset (private centring in fit, or in a pipeline).
 Run: ``python examples/data_on_any_scale.py``.
 """
 
@@ -193,12 +193,13 @@ for solver in (DPNAG(), DPNAG(final_intercept=False)):
 
 # -- 9. a column with a large offset: private centring ----------------------------
 # One row scale cannot help when a column's offset dominates every row (a year,
-# a constant): the informative columns are then tiny in the rules' units. With
-# public bounds, dpestim.preprocessing.StandardScaler centres and scales;
-# without, PrivateCentrer estimates the column means privately (a private radius,
-# then a clipped Gaussian mean; a coordinate moves only where its noisy mean
-# clearly exceeds the noise) and a pipeline spends the two budgets one after the
-# other: here 5% on the centre, 95% on the fit (workflow_guarantee composes them).
+# a constant): the informative columns are then tiny in the rules' units. Each
+# estimator can centre the columns privately in fit (feature_centring: a private
+# median L1 row norm R at 1% of epsilon, then a Laplace mean of the rows clipped
+# to R at 2%; a column moves only where its mean clearly exceeds the noise).
+# Ridge does so by default ("auto"), the classifiers when asked (True). Without
+# an estimator, dpestim.preprocessing.PrivateCentrer does the same (Gaussian
+# noise, its own budget) as a pipeline step, and workflow_guarantee composes it.
 from sklearn.pipeline import make_pipeline  # noqa: E402
 
 from dpestim.model_selection import workflow_guarantee  # noqa: E402
@@ -206,20 +207,34 @@ from dpestim.preprocessing import PrivateCentrer  # noqa: E402
 
 year = rng.integers(1990, 2021, n).astype(float)
 X_year = np.c_[X, year]
-y_year = (X @ np.array([1.0, -1.0, 0.5, 0.0, 0.0]) + 0.1 * (year - 2005) > 0).astype(
-    int
+signal = X @ np.array([1.0, -1.0, 0.5, 0.0, 0.0]) + 0.1 * (year - 2005)
+y_year = (signal > 0).astype(int)
+for centring in (None, "auto"):
+    reg = Ridge(epsilon=1.0, random_state=0, feature_centring=centring)
+    reg.fit(X_year, signal)
+    print(
+        f"Ridge, a year column, feature_centring={centring!r}: R^2 "
+        f"{reg.score(X_year, signal):.3f}"
+    )
+print(
+    f"its private centre of the year column: {reg.feature_centre_[-1]:.1f} "
+    f"(exact {year.mean():.1f}); {reg.hyperparameters_['feature_centring']}"
 )
-plain = LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)
-centred = make_pipeline(
-    PrivateCentrer(epsilon=0.05, random_state=0),
-    LogisticRegression(epsilon=0.95, classes=[0, 1], random_state=0),
-)
-for name, model in (("as given", plain), ("PrivateCentrer first", centred)):
+models = {
+    "as given": LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0),
+    "feature_centring=True": LogisticRegression(
+        epsilon=1.0, classes=[0, 1], random_state=0, feature_centring=True
+    ),
+    "PrivateCentrer first": make_pipeline(
+        PrivateCentrer(epsilon=0.05, random_state=0),
+        LogisticRegression(epsilon=0.95, classes=[0, 1], random_state=0),
+    ),
+}
+for name, model in models.items():
     model.fit(X_year, y_year)
     print(f"a year column, {name}: accuracy {model.score(X_year, y_year):.3f}")
+pipeline = models["PrivateCentrer first"]
 print(
-    f"private centre of the year column: {centred[0].mean_[-1]:.1f} (exact "
-    f"{year.mean():.1f}); other columns moved: "
-    f"{int(np.count_nonzero(centred[0].mean_[:-1]))}; whole pipeline epsilon "
-    f"{workflow_guarantee(centred, delta=1e-5).epsilon:.3f}"
+    "the pipeline's epsilon, both steps: "
+    f"{workflow_guarantee(pipeline, delta=1e-5).epsilon:.3f}"
 )

@@ -246,8 +246,8 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
             "a large offset or scale (a year, a constant) sets the row scale, "
             "and with it alpha='auto' and the steps; centre and rescale the "
             "columns by public constants (or dpestim.preprocessing."
-            "StandardScaler with public bounds, PrivateCentrer without) "
-            "before fitting, or raise max_iter."
+            "StandardScaler with public bounds; feature_centring='auto' "
+            "centres them privately) before fitting, or raise max_iter."
         ]
 
     def _set_coef(self, coef, intercept):

@@ -210,6 +210,6 @@ class UtilityCheckMixin:
             f"{message}: more rows or a larger epsilon would help; if a column "
             "has a large offset or scale (a year, a constant), centre and "
             "rescale the columns by public constants first (without public "
-            "constants: dpestim.preprocessing.PrivateCentrer in a pipeline); "
-            "see the solver guide for the plan's settings."
+            "constants: feature_centring=True centres them privately); see "
+            "the solver guide for the plan's settings."
         ]

@@ -83,9 +83,9 @@ def move_threshold(n_features):
 
 #: Shares of ``epsilon`` of an estimator's in-fit centring
 #: (``feature_centring``): the radius draw and the Laplace mean. Chosen on
-#: the derivation tasks of ``benchmarks/utility/ridge_centring.py`` among
-#: (1%, 2%), (2%, 3%) and (1%, 4%): the larger shares moved more cells and
-#: more of them down (a raw regression on Bank, R^2 -0.37 at epsilon 1).
+#: the derivation tasks of ``benchmarks/utility/fit_centring.py`` (its
+#: ``--shares``) among (1%, 2%), (2%, 3%) and (1%, 4%):
+#: ``doc/benchmarks/private_centring.md``.
 CENTRING_SHARES = (0.01, 0.02)
 #: The in-fit centring runs only where its Laplace mean can detect an offset
 #: of this share of the radius (public: ``n``, ``d``, ``epsilon``).
