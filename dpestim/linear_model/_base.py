@@ -431,6 +431,9 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         for name, value in result.attributes.items():
             if name == "coef_path_" and row_scale != 1.0:
                 value = value / row_scale  # iterates in the user's units too
+            if name == "intercept_path_" and centre is not None:
+                path = result.attributes["coef_path_"] / row_scale
+                value = value - np.einsum("...kd,d->...k", path, centre)
             setattr(self, name, value)
         if scale_plan.check_epsilon is not None:
             # the public diagnosis is given only with a measured failure

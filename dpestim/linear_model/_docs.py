@@ -163,11 +163,15 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         mean of the rows clipped to L1 norm ``R`` (2%); a column moves only
         where its noisy mean exceeds ``ln(d / 0.05)`` noise scales. The fit
         runs on ``x - c`` and releases ``intercept_ = b' - coef_ . c``. Runs
-        only with ``fit_intercept``, dense in-memory ``X`` and the private
-        row scale estimated (``feature_scale="auto"``, ``clip_norm="auto"``),
-        where ``epsilon n`` is large enough (about 5,070, more with many
-        columns; ``hyperparameters_`` says when it is not run, and then
-        nothing is spent); ``epsilon = inf``: the exact column means."""
+        only with ``fit_intercept``, dense in-memory ``X``, the private row
+        scale estimated (``feature_scale="auto"``, ``clip_norm="auto"``) and
+        ``epsilon`` given (not with a fixed ``noise_multiplier``, hence not
+        inside :class:`~dpestim.model_selection.PrivateSearchCV`'s
+        candidates), where ``epsilon n`` is large enough (about 5,070, more
+        with many columns) and the scale estimates, it included, take at
+        most half of ``epsilon``; ``hyperparameters_`` says why when it is
+        not run, and then nothing is spent. ``epsilon = inf``: the exact
+        column means."""
 
 CLASS_PRIOR_PARAM = """class_prior : "auto", array-like of shape (n_classes,) or None, \
 default="auto"

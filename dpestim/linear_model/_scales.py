@@ -15,12 +15,18 @@ import numpy as np
 
 from ..preprocessing import _fit_scales as _scales
 from ..preprocessing._centring import laplace_centre, plan_centring
+from ..preprocessing._fit_scales import TARGET_SHARE_CAP
 from ..preprocessing._scale_plan import _pure_epsilon
 from ..privacy import check_guarantee
 from ..privacy.ledger import composed_epsilon
 from ..solvers import _policy
 
 __all__ = ["AutoUnits", "PrivateScalesMixin"]
+
+#: The centring runs only where the scale estimates, it included, take at
+#: most this share of epsilon (a public rule: the largest share the other
+#: estimates may be raised to, so the solver keeps at least half).
+CENTRING_ESTIMATES_CAP = TARGET_SHARE_CAP
 
 
 class AutoUnits(float):
@@ -185,20 +191,40 @@ class PrivateScalesMixin:
         (:func:`~dpestim.preprocessing._centring.plan_centring`) nothing
         runs and ``hyperparameters_`` says why.
         """
-        if not (
-            self._centring_requested()
-            and self.fit_intercept
-            and not sparse
-            and self._rows_estimated(blocked)
-            and self.epsilon is not None
-            and getattr(self, "noise_multiplier", None) is None
+        if not self._centring_requested():
+            return
+        why = None
+        if not self.fit_intercept:
+            why = "fit_intercept=False (the intercept would carry the centre)"
+        elif sparse:
+            why = "sparse X (centring would fill it)"
+        elif blocked:
+            why = "blocked X (Dask, memmap, zarr: read once, in blocks)"
+        elif not self._rows_estimated(blocked):
+            why = "the row scale is not estimated (explicit clip_norm or feature_scale)"
+        elif (
+            self.epsilon is None or getattr(self, "noise_multiplier", None) is not None
         ):
+            why = (
+                "no epsilon to share (a fixed noise_multiplier, e.g. a "
+                "PrivateSearchCV candidate)"
+            )
+        if why is not None:
+            plan.notes["feature_centring"] = f"not run: {why}"
             return
         if math.isinf(self.epsilon):
             plan.exact_centre = True
             return
         sensitivity = 2.0 if solver.neighbouring == "replace_one" else 1.0
         radius_eps, mean_eps, note = plan_centring(self.epsilon, n, d, sensitivity)
+        if note is None and plan.epsilon + radius_eps + mean_eps > (
+            CENTRING_ESTIMATES_CAP * self.epsilon
+        ):
+            note = (
+                f"not run: the other scale estimates already take "
+                f"{plan.epsilon / self.epsilon:.3g} of epsilon (scale_share), "
+                f"and all together may take at most {CENTRING_ESTIMATES_CAP:g}"
+            )
         if note is not None:
             plan.notes["feature_centring"] = note
             return

@@ -46,12 +46,20 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, Options
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..exceptions import UtilityWarning
 from ..privacy import calibrate_noise, compute_epsilon, gaussian_noise
 from ..privacy.charging import FitCharge, charge_fit
 from ..solvers.saddle import ExponentialMechanismDpEvent
 from ..utils import check_generator
+from ..utils.fit_warnings import warn_in_fit
 from ._fit_scales import MAX_DRAW_EPSILON
-from ._grid_quantile import BINS_PER_OCTAVE, bin_quantile, feasible, positive_edges
+from ._grid_quantile import (
+    BINS_PER_OCTAVE,
+    FAILURE,
+    bin_quantile,
+    feasible,
+    positive_edges,
+)
 
 __all__ = [
     "CENTRING_DETECT",
@@ -133,11 +141,17 @@ def laplace_move_threshold(n_features):
 def _clipped_sum(D, radius, ord=2):
     """Sum of the rows of ``D`` clipped to L2 (``ord=2``) or L1 norm ``radius``.
 
-    Rounding-safe: the limit is shrunk by ``(d + 16) 2^-52`` relative, as the
+    Computed in float64 (float32 rows converted). Each row's bound is
+    rounding-safe: the limit is shrunk by ``(d + 16) 2^-52`` relative, as the
     gradient kernels' (:func:`dpestim._kernels.clipping._safe_limit`), so
     that each clipped row's norm is at most ``radius`` in exact arithmetic
-    on the values used; a row whose norm is not finite adds nothing.
+    on the values used; a row whose norm is not finite adds nothing. The sum
+    over rows is rounded as any float64 sum (``doc/privacy_model.rst``,
+    "Rounding of the clipped sum").
     """
+    # float64 throughout: float32 norms summed in float32 could fall short of
+    # the true norm by about d 2^-24, beyond the shrink below
+    D = np.asarray(D, dtype=np.float64)
     d = D.shape[1]
     limit = radius * (1.0 - (d + 16) * 2.0**-52)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -173,7 +187,7 @@ def laplace_centre(X, radius_epsilon, mean_epsilon, sensitivity, rng):
     if math.isinf(mean_epsilon):
         return X.mean(axis=0), math.inf
     with np.errstate(over="ignore"):
-        l1 = np.abs(X).sum(axis=1)
+        l1 = np.abs(X).sum(axis=1, dtype=np.float64)
     radius = bin_quantile(l1, 0.5, radius_epsilon, positive_edges(), rng) * HALF_BIN
     b = sensitivity * radius / mean_epsilon
     mean = (_clipped_sum(X, radius, ord=1) + rng.laplace(scale=b, size=d)) / n
@@ -280,7 +294,8 @@ class PrivateCentrer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def _events(self):
         """``(radius epsilon, noise multiplier, event)`` from public parameters."""
         T = int(self.n_rounds)
-        eps_r = self.quantile_share * self.epsilon / T
+        # capped as every scale draw (the accountant's epsilon^2 stays finite)
+        eps_r = min(self.quantile_share * self.epsilon / T, MAX_DRAW_EPSILON)
         eps_m = (1.0 - self.quantile_share) * self.epsilon
 
         def means(nm):
@@ -320,6 +335,18 @@ class PrivateCentrer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             eps_r, nm = math.inf, 0.0
         else:
             eps_r, nm, event = self._events()
+            n_bins = positive_edges().shape[0] + 1
+            if not feasible(eps_r, n, self.quantile, n_bins):
+                # public: n, epsilon and the parameters
+                warn_in_fit(
+                    f"PrivateCentrer: each radius draw gets epsilon {eps_r:.3g}, "
+                    f"too little at n_samples={n} for a reliable private "
+                    f"{self.quantile:g}-quantile (a chance above "
+                    f"{FAILURE:g} of landing outside the data); the centre may "
+                    "barely move. Use fewer n_rounds, a larger quantile_share or "
+                    "epsilon, or more rows.",
+                    UtilityWarning,
+                )
         charge_fit(
             FitCharge(event, "add_or_remove_one", f"PrivateCentrer(d={d})"),
             data=X,

@@ -177,3 +177,49 @@ def test_laplace_centre_limit_and_noise_scale():
     c, r = laplace_centre(X, 1.0, 1.0, 1.0, np.random.default_rng(0))
     median = np.median(np.abs(X).sum(axis=1))
     assert median <= r <= median * 2 ** (1 / 8) * 1.001
+
+
+def test_float32_rows_keep_the_l1_bound():
+    """float32 rows: norms and sums in float64 (a float32 norm can fall short
+    of the true one by about d 2^-24, beyond the rounding shrink)."""
+    rng = np.random.default_rng(_seed("f32-centring"))
+    worst = 0.0
+    for _ in range(300):
+        d = int(rng.integers(50, 400))
+        X = (rng.random((20, d)) * 10.0 ** rng.uniform(-2, 2)).astype(np.float32)
+        R = float(np.median(np.abs(X.astype(np.float64)).sum(axis=1)))
+        row = np.full((1, d), np.float32(R / d * (1 + 1e-7)), dtype=np.float32)
+        full = _clipped_sum(np.vstack([X, row]), R, ord=1)
+        less = _clipped_sum(X, R, ord=1)
+        worst = max(worst, np.abs(full - less).sum() / R)
+    assert worst <= 1.0
+
+
+def test_estimates_cap_and_silent_cases_say_why():
+    X, y = _year_data(20000, seed=7)
+    fit = Ridge(epsilon=1.0, random_state=0, scale_share=0.97).fit(X, y)
+    assert fit.feature_centre_ is None
+    assert "at most 0.5" in fit.hyperparameters_["feature_centring"]
+    assert fit.epsilon_ <= 1.0
+    for kw, why in (
+        (dict(fit_intercept=False), "fit_intercept=False"),
+        (dict(clip_norm=1.0), "not estimated"),
+        (dict(epsilon=None, noise_multiplier=2.0), "noise_multiplier"),
+    ):
+        fit = Ridge(random_state=0, **{"epsilon": 1.0, **kw}).fit(X[:6000], y[:6000])
+        assert why in fit.hyperparameters_["feature_centring"], kw
+    fit = Ridge(epsilon=1.0, random_state=0).fit(sp.csr_matrix(X), y)
+    assert "sparse" in fit.hyperparameters_["feature_centring"]
+
+
+def test_the_intercept_path_is_mapped_back_too():
+    from dpestim.solvers import DPGD
+
+    X, y = _year_data(8000, seed=8)
+    fit = Ridge(
+        epsilon=2.0, delta=0.0, y_bound=None, random_state=0,
+        solver=DPGD(store_path=True),
+    ).fit(X, y)  # fmt: skip
+    assert fit.feature_centre_ is not None
+    last = X @ fit.coef_path_[-1].T + fit.intercept_path_[-1]
+    np.testing.assert_allclose(last.ravel(), fit.predict(X), rtol=1e-6, atol=1e-6)

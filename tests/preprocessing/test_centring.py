@@ -157,3 +157,12 @@ def test_in_a_pipeline_the_guarantee_composes():
     # the offsets (a year, a constant 100) dominate the rows: centred, the
     # fit sees its informative columns
     assert pipe.score(X, y) > plain.score(X, y) + 0.02
+
+
+def test_unreliable_radius_draws_warn_from_public_quantities():
+    X = _offset_data(5000, seed=9)
+    with pytest.warns(UtilityWarning, match="radius draw"):
+        PrivateCentrer(epsilon=0.05, n_rounds=3, random_state=0).fit(X)
+    huge = PrivateCentrer(epsilon=1e300, random_state=0).fit(X)
+    assert huge.dp_event_.events[0].event.epsilon <= 1e6  # capped draw
+    assert huge.epsilon_ <= 1e300

@@ -247,7 +247,10 @@ def _scd_steps(
                 # a NaN update (an overflowed prediction) under a finite clip
                 # is dropped: the clip would not bound it (an infinite one is
                 # clipped to c); without clipping it is kept as computed
-                z = min(c, max(-c, z)) if z == z or c == math.inf else 0.0
+                if z == z:
+                    z = min(c, max(-c, z))
+                elif c < math.inf:
+                    z = 0.0
             if sequential:
                 alpha[j] += z
                 _col_axpy(Xt, data, indices, indptr, sparse, j, z, v)
