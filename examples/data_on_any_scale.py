@@ -199,7 +199,9 @@ for solver in (DPNAG(), DPNAG(final_intercept=False)):
 # to R at 2%; a column moves only where its mean clearly exceeds the noise).
 # Ridge does so by default ("auto"), the classifiers when asked (True). Without
 # an estimator, dpestim.preprocessing.PrivateCentrer does the same (Gaussian
-# noise, its own budget) as a pipeline step, and workflow_guarantee composes it.
+# noise, its own budget) as a pipeline step, and workflow_guarantee composes it
+# (after such a step, pass feature_centring=None to the estimator: centring twice
+# spends budget for nothing).
 from sklearn.pipeline import make_pipeline  # noqa: E402
 
 from dpestim.model_selection import workflow_guarantee  # noqa: E402
@@ -227,7 +229,9 @@ models = {
     ),
     "PrivateCentrer first": make_pipeline(
         PrivateCentrer(epsilon=0.05, random_state=0),
-        LogisticRegression(epsilon=0.95, classes=[0, 1], random_state=0),
+        LogisticRegression(
+            epsilon=0.95, classes=[0, 1], random_state=0, feature_centring=None
+        ),
     ),
 }
 for name, model in models.items():

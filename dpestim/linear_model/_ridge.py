@@ -239,15 +239,27 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         r2 = r2_score(Y, P)
         if ref_r2 - r2 <= EXACT_CHECK_GAP or r2 >= EXACT_CHECK_SHARE * ref_r2:
             return []
+        if self.feature_centre_ is not None:  # centred: the scales remain
+            cause = (
+                "columns on very different scales (a count in thousands beside "
+                "features of order one) set the row scale, and with it "
+                "alpha='auto' and the steps; rescale the columns by public "
+                "constants (or dpestim.preprocessing.StandardScaler with public "
+                "bounds)"
+            )
+        else:
+            cause = (
+                "a column with a large offset or scale (a year, a constant) "
+                "sets the row scale, and with it alpha='auto' and the steps; "
+                "centre and rescale the columns by public constants (or "
+                "dpestim.preprocessing.StandardScaler with public bounds; "
+                "feature_centring='auto' centres them privately)"
+            )
         return [
             "the non-private fit (epsilon=inf) explains less than half as much "
             "of y on its training rows as scikit-learn's Ridge on standardised "
-            "columns (an exact check, not private). Usual cause: a column with "
-            "a large offset or scale (a year, a constant) sets the row scale, "
-            "and with it alpha='auto' and the steps; centre and rescale the "
-            "columns by public constants (or dpestim.preprocessing."
-            "StandardScaler with public bounds; feature_centring='auto' "
-            "centres them privately) before fitting, or raise max_iter."
+            f"columns (an exact check, not private). Usual cause: {cause} "
+            "before fitting, or raise max_iter."
         ]
 
     def _set_coef(self, coef, intercept):

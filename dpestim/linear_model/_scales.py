@@ -200,15 +200,16 @@ class PrivateScalesMixin:
             why = "sparse X (centring would fill it)"
         elif blocked:
             why = "blocked X (Dask, memmap, zarr: read once, in blocks)"
-        elif not self._rows_estimated(blocked):
-            why = "the row scale is not estimated (explicit clip_norm or feature_scale)"
         elif (
             self.epsilon is None or getattr(self, "noise_multiplier", None) is not None
         ):
             why = (
                 "no epsilon to share (a fixed noise_multiplier, e.g. a "
-                "PrivateSearchCV candidate)"
+                "PrivateSearchCV candidate: fit PrivateCentrer once outside "
+                "the search)"
             )
+        elif not self._rows_estimated(blocked):
+            why = "the row scale is not estimated (explicit clip_norm or feature_scale)"
         if why is not None:
             plan.notes["feature_centring"] = f"not run: {why}"
             return

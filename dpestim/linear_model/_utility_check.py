@@ -206,10 +206,15 @@ class UtilityCheckMixin:
         )
         if diagnosis:
             return [f"{message}; the plan's public diagnosis: {' '.join(diagnosis)}"]
+        centring = (
+            ""
+            if getattr(self, "feature_centre_", None) is not None
+            else " (without public constants: feature_centring=True centres "
+            "them privately)"
+        )
         return [
             f"{message}: more rows or a larger epsilon would help; if a column "
             "has a large offset or scale (a year, a constant), centre and "
-            "rescale the columns by public constants first (without public "
-            "constants: feature_centring=True centres them privately); see "
+            f"rescale the columns by public constants first{centring}; see "
             "the solver guide for the plan's settings."
         ]

@@ -91,10 +91,11 @@ def calibrate_search(search, make_event, relation):
                     "PrivateSearchCV cannot account this search: a candidate's "
                     "mechanism holds an event the RDP accountant does not "
                     "support inside RepeatAndSelect (for instance the pure-DP "
-                    "exponential mechanism of a PrivateRowNormClipper step). "
-                    "Fit that step once outside the search (its output is a "
-                    "public transform for the candidates) or give it a public "
-                    "bound (RowNormClipper)."
+                    "exponential mechanism of a PrivateRowNormClipper or "
+                    "PrivateCentrer step). Fit that step once outside the search "
+                    "(its output is a public transform for the candidates) or "
+                    "give it public constants (RowNormClipper, StandardScaler "
+                    "with public bounds)."
                 ) from exc
             results.append((noise, name))
             continue

@@ -179,7 +179,11 @@ def workflow_guarantee(estimator, delta=None, *, accountant="rdp"):
         )
     if len(relations) > 1:
         raise ValueError(
-            f"Steps accounted under different neighbouring relations: {relations}."
+            f"Steps accounted under different neighbouring relations: {relations}. "
+            "The preprocessing transformers are accounted under add/remove-one; "
+            "fit the estimator with a solver under that relation (e.g. delta > 0 "
+            "for the dp-sgd family) or compose the guarantees yourself (a "
+            "replace-one guarantee at epsilon implies add/remove at 2 epsilon)."
         )
     relation = relations.pop() if relations else "add_or_remove_one"
     if delta is None:

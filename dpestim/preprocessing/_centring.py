@@ -117,13 +117,21 @@ def plan_centring(epsilon, n_samples, n_features, sensitivity):
     )
     n_bins = positive_edges().shape[0] + 1
     need = sensitivity * laplace_move_threshold(n_features) / CENTRING_DETECT
-    if not feasible(radius_eps, n_samples, 0.5, n_bins) or mean_eps * n_samples < need:
+    if not feasible(radius_eps, n_samples, 0.5, n_bins):
         return (
             None,
             None,
-            f"not run: epsilon x n_samples too small for the private column "
-            f"means to detect an offset of {CENTRING_DETECT:g} x the rows' L1 "
-            "norm (columns used as given)",
+            "not run: epsilon x n_samples too small for a reliable private "
+            f"median of the rows' L1 norms at {CENTRING_SHARES[0]:g} x epsilon "
+            "(about 5,070 needed; columns used as given)",
+        )
+    if mean_eps * n_samples < need:
+        return (
+            None,
+            None,
+            f"not run: epsilon x n_samples below {need / CENTRING_SHARES[1]:.0f}, "
+            f"too small for the private column means to detect an offset of "
+            f"{CENTRING_DETECT:g} x the rows' L1 norm (columns used as given)",
         )
     return radius_eps, mean_eps, None
 
@@ -404,6 +412,16 @@ class PrivateCentrer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return X - self.mean_
 
     def inverse_transform(self, X):
-        """Add the centre back."""
+        """Add the centre back.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_original : ndarray of shape (n_samples, n_features)
+        """
         check_is_fitted(self)
-        return np.asarray(X, dtype=np.float64) + self.mean_
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X + self.mean_

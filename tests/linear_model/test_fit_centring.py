@@ -204,7 +204,8 @@ def test_estimates_cap_and_silent_cases_say_why():
     for kw, why in (
         (dict(fit_intercept=False), "fit_intercept=False"),
         (dict(clip_norm=1.0), "not estimated"),
-        (dict(epsilon=None, noise_multiplier=2.0), "noise_multiplier"),
+        (dict(epsilon=None, noise_multiplier=2.0), "no epsilon to share"),
+        (dict(epsilon=None, noise_multiplier=2.0, clip_norm=1.0), "no epsilon"),
     ):
         fit = Ridge(random_state=0, **{"epsilon": 1.0, **kw}).fit(X[:6000], y[:6000])
         assert why in fit.hyperparameters_["feature_centring"], kw
@@ -223,3 +224,17 @@ def test_the_intercept_path_is_mapped_back_too():
     assert fit.feature_centre_ is not None
     last = X @ fit.coef_path_[-1].T + fit.intercept_path_[-1]
     np.testing.assert_allclose(last.ravel(), fit.predict(X), rtol=1e-6, atol=1e-6)
+
+
+def test_the_advice_does_not_recommend_a_centring_that_ran():
+    """Labels without signal: the utility check warns, with the public advice;
+    it names feature_centring only where the fit did not centre."""
+    X, _ = _year_data(6000, seed=9)
+    y = np.random.default_rng(0).integers(0, 2, 6000)
+    for centring, named in ((True, False), ("auto", True)):
+        with pytest.warns(UserWarning, match="not clearly better") as record:
+            LogisticRegression(
+                epsilon=1.0, classes=[0, 1], random_state=0, feature_centring=centring
+            ).fit(X, y)
+        text = " ".join(str(w.message) for w in record)
+        assert ("feature_centring=True centres" in text) is named

@@ -166,3 +166,10 @@ def test_unreliable_radius_draws_warn_from_public_quantities():
     huge = PrivateCentrer(epsilon=1e300, random_state=0).fit(X)
     assert huge.dp_event_.events[0].event.epsilon <= 1e6  # capped draw
     assert huge.epsilon_ <= 1e300
+
+
+def test_inverse_transform_validates_its_input():
+    X = _offset_data(500, seed=10)
+    c = PrivateCentrer(epsilon=math.inf).fit(X)
+    with pytest.raises(ValueError, match="features"):
+        c.inverse_transform(X[:, :3])
