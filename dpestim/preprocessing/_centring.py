@@ -107,8 +107,8 @@ def plan_centring(epsilon, n_samples, n_features, sensitivity):
     be :func:`feasible` at its epsilon (the median of ``n`` L1 norms), and
     the Laplace mean must move a coordinate whose offset is
     :data:`CENTRING_DETECT` times the radius: ``mean_epsilon n >=
-    sensitivity laplace_move_threshold(d) / CENTRING_DETECT``. Where neither
-    holds nothing runs and nothing is spent.
+    sensitivity laplace_move_threshold(d) / CENTRING_DETECT``. Where either
+    fails nothing runs and nothing is spent.
     """
     # capped as every scale draw (beyond it a draw is exact anyway, and the
     # accountant's epsilon^2 stays finite)
@@ -179,7 +179,7 @@ def _clipped_sum(D, radius, ord=2):
 def laplace_centre(X, radius_epsilon, mean_epsilon, sensitivity, rng):
     """``(centre, radius)``: a pure-DP column centre of dense ``X`` (one round).
 
-    The radius ``R``: an ``radius_epsilon``-DP median of the rows' L1 norms
+    The radius ``R``: a ``radius_epsilon``-DP median of the rows' L1 norms
     (:func:`bin_quantile`, the upper edge of the drawn bin); the mean: the
     rows clipped to L1 norm ``R`` (:func:`_clipped_sum`), summed, plus
     Laplace noise of scale ``b = sensitivity R / mean_epsilon`` per
