@@ -428,12 +428,16 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
             coef.astype(coef_dtype, copy=False),
             intercept.astype(coef_dtype, copy=False),
         )
-        for name, value in result.attributes.items():
-            if name == "coef_path_" and row_scale != 1.0:
-                value = value / row_scale  # iterates in the user's units too
-            if name == "intercept_path_" and centre is not None:
-                path = result.attributes["coef_path_"] / row_scale
-                value = value - np.einsum("...kd,d->...k", path, centre)
+        attributes = dict(result.attributes)
+        if "coef_path_" in attributes:  # iterates in the user's units too
+            path_w = attributes["coef_path_"] / row_scale
+            path_b = attributes.get("intercept_path_")
+            if path_b is not None and centre is not None:
+                path_b = path_b - np.einsum("...kd,d->...k", path_w, centre)
+            attributes["coef_path_"], path_b = self._map_path(path_w, path_b)
+            if path_b is not None:
+                attributes["intercept_path_"] = path_b
+        for name, value in attributes.items():
             setattr(self, name, value)
         if scale_plan.check_epsilon is not None:
             # the public diagnosis is given only with a measured failure
@@ -476,6 +480,12 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
             requested_delta=float(self.delta),
         )
         return self
+
+    def _map_path(self, coef_path, intercept_path):
+        """Recorded iterates ``(T, K, d)``, ``(T, K)`` in the released model's
+        units (after the row scale and the centre): the targets' units too
+        (:class:`~dpestim.Ridge` overrides this; classifiers: as they are)."""
+        return coef_path, intercept_path
 
     def _class_balance(self, Y, scale_plan, rng, solver):
         """The classifiers' class prior and weights (``None`` here)."""

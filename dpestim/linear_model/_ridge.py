@@ -272,6 +272,15 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         else:
             self.coef_, self.intercept_ = coef, intercept
 
+    def _map_path(self, coef_path, intercept_path):
+        """The recorded iterates through the targets' scale and centre, as
+        :meth:`_set_coef` maps the final model."""
+        scale = self._y_scale.astype(coef_path.dtype)
+        coef_path = coef_path * scale[:, None]
+        if intercept_path is not None:
+            intercept_path = intercept_path * scale + self._y_center
+        return coef_path, intercept_path
+
     def predict(self, X):
         """Predict with the private linear model.
 

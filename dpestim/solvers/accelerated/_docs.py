@@ -37,7 +37,9 @@ _COMMON_DOC = """
     store_path : bool, default=False
         Keep every iterate as ``coef_path_`` / ``intercept_path_`` (released
         iterates: post-processing, no extra privacy cost; the path ends
-        before the final intercept query).
+        before the final intercept query), in the released model's units
+        (the estimator maps them through its row scale, column centre and,
+        for ``Ridge``, the targets' scale and centre).
     final_intercept : bool, default=True
         With ``noise="laplace"``, the squared loss, an intercept and a
         target bound (``Ridge``), end the fit with one Laplace query that

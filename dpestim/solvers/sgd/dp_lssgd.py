@@ -171,8 +171,10 @@ class DPLSSGD(DPSGD):
     record_path : bool, default=False
         Store the iterate at the end of every epoch in the fitted attributes
         ``coef_path_`` (shape ``(n_epochs, n_outputs, n_features)``) and
-        ``intercept_path_``. Every iterate is post-processing of the released
-        noisy gradients, so this costs no privacy; it only uses memory.
+        ``intercept_path_``, in the released model's units (row scale,
+        column centre, ``Ridge``'s target scale). Every iterate is
+        post-processing of the released noisy gradients, so this costs no
+        privacy; it only uses memory.
     final_intercept : bool, default=True
         See :class:`~dpestim.solvers.DPSGD` (the squared loss's final private
         intercept; the recorded path holds the run's own iterates).
