@@ -245,3 +245,30 @@ def test_the_advice_does_not_recommend_a_centring_that_ran():
             ).fit(X, y)
         text = " ".join(str(w.message) for w in record)
         assert ("feature_centring=True centres" in text) is named
+
+
+def test_epsilon_inf_limit_is_scikit_learns_ridge():
+    """The non-private limit with the exact centre (AdaSSP, the exact solution
+    of its objective) is scikit-learn's Ridge at the same ``alpha_``."""
+    from sklearn.linear_model import Ridge as SkRidge
+
+    X, y = _year_data(4000, seed=11)
+    fit = Ridge(epsilon=math.inf).fit(X, y)
+    assert fit.feature_centre_ is not None
+    ref = SkRidge(alpha=fit.alpha_ * X.shape[0]).fit(X, y)
+    np.testing.assert_allclose(fit.coef_, ref.coef_, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(fit.intercept_, ref.intercept_, rtol=1e-9)
+
+
+def test_the_centring_draws_are_charged_to_the_active_budget():
+    from dpestim.model_selection import PrivacyBudget
+
+    X, y = _year_data(6000, seed=12)
+    budget = PrivacyBudget(2.0, 1e-5)
+    with budget:
+        fit = Ridge(epsilon=1.0, random_state=0).fit(X, y)
+    assert fit.feature_centre_ is not None
+    charged = [e for r in budget.records for e in getattr(r[0], "events", [r[0]])]
+    assert ExponentialMechanismDpEvent(CENTRING_SHARES[0]) in charged
+    assert dp_accounting.LaplaceDpEvent(1.0 / CENTRING_SHARES[1]) in charged
+    assert budget.spent()[0] <= 1.0 + 1e-9

@@ -173,3 +173,14 @@ def test_inverse_transform_validates_its_input():
     c = PrivateCentrer(epsilon=math.inf).fit(X)
     with pytest.raises(ValueError, match="features"):
         c.inverse_transform(X[:, :3])
+
+
+def test_the_fit_is_charged_to_the_active_budget():
+    from dpestim.model_selection import PrivacyBudget
+
+    X = _offset_data(3000, seed=11)
+    budget = PrivacyBudget(1.0, 1e-5)
+    with budget:
+        c = PrivateCentrer(epsilon=0.3, random_state=0).fit(X)
+    assert [r[0] for r in budget.records] == [c.dp_event_]
+    assert budget.spent()[0] <= 0.3 + 1e-9
