@@ -26,7 +26,6 @@ library's ``CENTRING_SHARES``, 1% and 2%; set on the module for this run:
 how the default was chosen on the derivation tasks).
 """
 
-import os
 import sys
 import warnings
 from pathlib import Path
@@ -36,7 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from centring_probe import tasks as probe_tasks  # noqa: E402
 from defaults import markdown_table, result_parser, run_and_save_stamped  # noqa: E402
-from private_centring import _split, heldout_tasks  # noqa: E402
+from private_centring import _split, bank_csv, heldout_tasks  # noqa: E402
 from public_target_bound import _task  # noqa: E402
 
 EPSILONS = (0.5, 1.0, 2.0)
@@ -64,12 +63,8 @@ def tasks(only_derive=False):
         X, y, _ = _task(loader, column)
         Xa, Xb, ya, yb = _split(X, y)
         yield name, "reg", Xa, ya, Xb, yb
-    home = Path(os.environ.get("DPESTIM_DATA", "../shared/datasets"))
     cols = ("age", "balance", "day", "campaign", "pdays", "previous")
-    raw = np.genfromtxt(
-        home / "bank" / "bank.csv", delimiter=";", names=True, dtype=None,
-        encoding="utf-8",
-    )  # fmt: skip
+    raw = bank_csv()
     X = np.column_stack([raw[c].astype(float) for c in cols])
     Xa, Xb, ya, yb = _split(X, raw["duration"].astype(float))
     yield "bank raw -> duration", "reg", Xa, ya, Xb, yb

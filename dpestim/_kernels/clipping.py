@@ -129,6 +129,24 @@ def _safe_limit(clip_norm, K, d):
     return clip_norm * (1.0 - (K + d + 16) * 2.0**-52)
 
 
+def clip_factors(norms, bound, n_cols):
+    """Per-row factors ``min(1, limit / norm)`` clipping rows to ``bound`` (NumPy).
+
+    For the continuous queries on whole rows computed outside the kernels
+    (the final intercept's residuals, the private column centre): ``norms``
+    are the rows' float64 L2 or L1 norms, ``n_cols`` their length, and
+    ``limit`` is the kernels' rounding-safe :func:`_safe_limit` (``K =
+    n_cols``, ``d = 0``), so a clipped row never exceeds ``bound`` in exact
+    arithmetic on the values used. A row whose norm is not finite gets ``0``
+    (it adds nothing, as in the kernels).
+    """
+    limit = _safe_limit(float(bound), n_cols, 0)
+    tiny = np.finfo(np.float64).tiny
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        factors = np.minimum(1.0, limit / np.maximum(norms, tiny))
+    return np.where(np.isfinite(norms), factors, 0.0)
+
+
 @numba.njit(cache=True)
 def _safe_limit32(clip_norm, K, d):
     """The limit of the float32 kernel (float32 products, see above)."""

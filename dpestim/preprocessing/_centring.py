@@ -46,6 +46,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, Options
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._kernels.clipping import clip_factors
 from ..exceptions import UtilityWarning
 from ..privacy import calibrate_noise, compute_epsilon, gaussian_noise
 from ..privacy.charging import FitCharge, charge_fit
@@ -146,34 +147,30 @@ def laplace_move_threshold(n_features):
     return math.log(max(int(n_features), 1) / FALSE_MOVE)
 
 
-def _clipped_sum(D, radius, ord=2):
-    """Sum of the rows of ``D`` clipped to L2 (``ord=2``) or L1 norm ``radius``.
-
-    Computed in float64 (float32 rows converted). Each row's bound is
-    rounding-safe: the limit is shrunk by ``(d + 16) 2^-52`` relative, as the
-    gradient kernels' (:func:`dpestim._kernels.clipping._safe_limit`), so
-    that each clipped row's norm is at most ``radius`` in exact arithmetic
-    on the values used; a row whose norm is not finite adds nothing. The sum
-    over rows is rounded as any float64 sum (``doc/privacy_model.rst``,
-    "Rounding of the clipped sum").
-    """
-    # float64 throughout: float32 norms summed in float32 could fall short of
-    # the true norm by about d 2^-24, beyond the shrink below
-    D = np.asarray(D, dtype=np.float64)
-    d = D.shape[1]
-    limit = radius * (1.0 - (d + 16) * 2.0**-52)
+def _row_norms(D, ord):
+    """float64 L2 (``ord=2``) or L1 norms of the float64 rows of ``D``."""
     with np.errstate(over="ignore", invalid="ignore"):
         if ord == 1:
-            norms = np.abs(D).sum(axis=1)
-        else:
-            norms = np.sqrt(np.einsum("ij,ij->i", D, D))
-        scale = np.where(
-            np.isfinite(norms),
-            np.minimum(1.0, limit / np.maximum(norms, np.finfo(float).tiny)),
-            0.0,
-        )
-    finite = scale > 0
-    return (D[finite] * scale[finite, None]).sum(axis=0)
+            return np.abs(D).sum(axis=1)
+        return np.sqrt(np.einsum("ij,ij->i", D, D))
+
+
+def _clipped_sum(D, radius, ord=2, norms=None):
+    """Sum of the rows of ``D`` clipped to L2 (``ord=2``) or L1 norm ``radius``.
+
+    Computed in float64 (float32 rows converted: float32 norms summed in
+    float32 could fall short of the true norm by about ``d 2^-24``). Each
+    row's bound is rounding-safe (:func:`dpestim._kernels.clipping.clip_factors`)
+    and a row whose norm is not finite adds nothing; the sum over rows is
+    rounded as any float64 sum (``doc/privacy_model.rst``, "Rounding of the
+    clipped sum"). ``norms``: the rows' norms of that order, if computed.
+    """
+    D = np.asarray(D, dtype=np.float64)
+    if norms is None:
+        norms = _row_norms(D, ord)
+    factors = clip_factors(norms, radius, D.shape[1])
+    keep = factors > 0
+    return (D[keep] * factors[keep, None]).sum(axis=0)
 
 
 def laplace_centre(X, radius_epsilon, mean_epsilon, sensitivity, rng):
@@ -194,11 +191,12 @@ def laplace_centre(X, radius_epsilon, mean_epsilon, sensitivity, rng):
     n, d = X.shape
     if math.isinf(mean_epsilon):
         return X.mean(axis=0), math.inf
-    with np.errstate(over="ignore"):
-        l1 = np.abs(X).sum(axis=1, dtype=np.float64)
+    D = np.asarray(X, dtype=np.float64)
+    l1 = _row_norms(D, 1)  # once: the radius draw's values and the clip's norms
     radius = bin_quantile(l1, 0.5, radius_epsilon, positive_edges(), rng) * HALF_BIN
     b = sensitivity * radius / mean_epsilon
-    mean = (_clipped_sum(X, radius, ord=1) + rng.laplace(scale=b, size=d)) / n
+    total = _clipped_sum(D, radius, ord=1, norms=l1)
+    mean = (total + rng.laplace(scale=b, size=d)) / n
     t = laplace_move_threshold(d) * b / n
     return np.where(np.abs(mean) > t, mean, 0.0), radius
 
@@ -383,15 +381,14 @@ class PrivateCentrer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         edges = positive_edges()
         for k in range(radii.shape[0]):
             D = X - centre
-            with np.errstate(over="ignore", invalid="ignore"):
-                dist = np.sqrt(np.einsum("ij,ij->i", D, D))
+            dist = _row_norms(D, 2)
             # the drawn bin's upper edge: rows at the quantile are not clipped
             # (with the midpoint, rows of nearly equal norm, as under a large
             # offset, were all shrunk by up to half a bin, ~4%, and so was
             # the mean)
             r = bin_quantile(dist, self.quantile, eps_r, edges, rng) * HALF_BIN
             radii[k] = r
-            noisy = _clipped_sum(D, r) + gaussian_noise(rng, nm * r, (d,))
+            noisy = _clipped_sum(D, r, norms=dist) + gaussian_noise(rng, nm * r, (d,))
             step = noisy / n
             centre = centre + np.where(np.abs(step) > t * nm * r / n, step, 0.0)
         return centre, radii

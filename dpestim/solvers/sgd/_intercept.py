@@ -50,7 +50,7 @@ import math
 import numpy as np
 from dp_accounting import ComposedDpEvent, GaussianDpEvent
 
-from ..._kernels.clipping import _safe_limit
+from ..._kernels.clipping import clip_factors
 from ...losses import SQUARED
 
 __all__ = [
@@ -169,10 +169,7 @@ def clipped_residual_sum(X, Y, W, b, bound, ord=2):
             norms = np.abs(R).sum(axis=1)
         else:
             norms = np.sqrt(np.einsum("ij,ij->i", R, R))
-        limit = _safe_limit(float(bound), R.shape[1], 0)
-        tiny = np.finfo(np.float64).tiny
-        scale = np.minimum(1.0, limit / np.maximum(norms, tiny))
-        return scale @ R
+        return clip_factors(norms, bound, R.shape[1]) @ R
 
 
 def private_intercept(
