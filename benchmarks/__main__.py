@@ -255,6 +255,12 @@ ENTRIES = [
         ("--seeds", "3"),
     ),
     Entry(
+        "ridge_settling",
+        "utility/ridge_settling.py",
+        ("--seeds", "1", "--out", "/tmp/ridge_settling_quick.md"),
+        ("--seeds", "3"),
+    ),
+    Entry(
         "final_intercept_pure",
         "utility/final_intercept.py",
         ("--pure", "--seeds", "1", "--out", "/tmp/final_intercept_pure_quick.md"),

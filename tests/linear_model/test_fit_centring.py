@@ -272,3 +272,24 @@ def test_the_centring_draws_are_charged_to_the_active_budget():
     assert ExponentialMechanismDpEvent(CENTRING_SHARES[0]) in charged
     assert dp_accounting.LaplaceDpEvent(1.0 / CENTRING_SHARES[1]) in charged
     assert budget.spent()[0] <= 1.0 + 1e-9
+
+
+def test_an_age_like_column_after_centring_settles_with_dp_sgds_steps():
+    """The user trial's loss: an age-like column (mean 40, sd 13) dominates
+    the centred rows' norms, so dp-sgd's constant steps oscillate across the
+    optimum along it; the settling steps (the "auto" schedule of a private
+    squared-loss run) recover the fit. Constant steps: the same plan with
+    the resolved learning_rate given explicitly."""
+    rng = np.random.default_rng(11)
+    Z = rng.normal(size=(12000, 4))
+    age = rng.normal(40, 13, 12000).clip(17, 90)
+    X = np.c_[Z, age]
+    y = Z @ [1, -1, 0.5, 0.25] + 0.08 * (age - 40) + 0.5 * rng.normal(size=12000)
+    fit = Ridge(epsilon=1.0, random_state=0).fit(X[:9000], y[:9000])
+    hp = fit.hyperparameters_
+    assert fit.feature_centre_ is not None and "step schedule" in hp
+    constant = Ridge(epsilon=1.0, random_state=0, learning_rate=hp["learning_rate"])
+    constant.fit(X[:9000], y[:9000])
+    assert "step schedule" not in constant.hyperparameters_
+    assert fit.score(X[9000:], y[9000:]) > 0.9 > 0.7 > constant.score(X[9000:], y[9000:])
+    assert abs(fit.coef_[4] - 0.08) < 0.02  # the constant steps' was 0.175

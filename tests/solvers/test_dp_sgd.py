@@ -181,3 +181,72 @@ def test_calibration_key_distinguishes_solver_parameters():
     assert long_a.calibration_key(plan) != long_b.calibration_key(plan)  # ... we do not
     assert DPSGD().calibration_key(plan) != DPGD().calibration_key(plan)
     assert hash(DPSGD().calibration_key(plan)) == hash(DPSGD().calibration_key(plan))
+
+
+def test_settling_rates_level_then_linear_decay_with_the_same_travel():
+    from dpestim.solvers.sgd.dp_sgd import settling_rates
+
+    for T in (1, 2, 7, 50, 1001):
+        rates = settling_rates(0.5, T)
+        assert rates.shape == (T,)
+        assert rates.sum() == pytest.approx(0.5 * T, rel=1e-12)
+        assert np.all(rates > 0) and np.all(np.diff(rates) <= 1e-15)
+    rates = settling_rates(0.5, 1000)
+    np.testing.assert_allclose(rates[:500], rates[0])  # level for half the run
+    assert rates[0] == pytest.approx(0.5 * 4 / 3, rel=1e-2)
+    assert rates[-1] == pytest.approx(rates[0] * 2 / 1000)  # then down to ~0
+
+
+def test_dpsgd_auto_steps_settle_only_on_a_private_undamped_squared_loss_plan():
+    """A private squared-loss plan with learning_rate="auto" whose step the
+    noise did not damp takes the settling steps (and solve runs them); every
+    other plan, and the family's solvers with schedules of their own, keep
+    constant steps."""
+    from dpestim.solvers import ADPSGD, DPLSSGD
+    from dpestim.solvers.sgd.dp_sgd import settling_rates
+
+    def resolved(n=20000, eps=1.0, loss=SQUARED, lr="auto", solver=None, **kw):
+        solver = solver or DPSGD()
+        plan = erm_plan(n, 5, 1, loss, **{"alpha": 1e-4, "clip_norm": 1.0,
+                        "max_iter": "auto", "batch_size": "auto",
+                        "learning_rate": lr, **kw})  # fmt: skip
+        plan, hp = solver.resolve_hyperparameters(plan, eps, 1e-5)
+        return solver, plan, hp
+
+    solver, plan, hp = resolved()
+    assert hp["step schedule"].startswith("level") and plan.learning_rate == 0.5
+    rates = solver.learning_rates(plan)
+    np.testing.assert_array_equal(rates, settling_rates(0.5, solver.n_steps(plan)))
+    assert solver.max_step_size(plan) == rates[0]
+    for kw in (
+        {"lr": 0.5},  # an explicit step
+        {"eps": math.inf},  # non-private
+        {"loss": LOGISTIC},  # a classifier
+        {"n": 300, "eps": 0.1},  # the noise damps the step
+        {"solver": DPLSSGD()},  # its own schedule parameter
+        {"solver": ADPSGD()},  # its own decaying steps
+        {"alpha": 3.0},  # a strong penalty caps the step at 1 / alpha
+    ):
+        solver, plan, hp = resolved(**kw)
+        assert "step schedule" not in hp, kw
+        if type(solver) is DPSGD:
+            rates = solver.learning_rates(plan)
+            assert np.all(rates == plan.learning_rate), kw
+            assert solver.max_step_size(plan) == plan.learning_rate
+
+    # solve runs the settling steps: the same stream as the loop given them
+    solver, plan, _ = resolved(n=400, eps=50.0, batch_size=40, max_iter=3)
+    rng = np.random.default_rng(3)
+    X, Y = rng.normal(size=(400, 5)), rng.normal(size=(400, 1))
+    from dpestim.solvers.sgd.dp_sgd import noisy_gradient_descent
+
+    assert solver._settle
+    res = solver.solve(X, Y, plan, 0.8, np.random.default_rng(9))
+    steps, rng = solver.n_steps(plan), np.random.default_rng(9)
+    W, b = noisy_gradient_descent(
+        X, Y, plan, solver.sampling_prob(plan), np.full(steps, 0.8),
+        settling_rates(plan.learning_rate, steps), rng,
+    )  # fmt: skip
+    b = solver.finish(X, Y, W, b, plan, 0.8, rng)
+    np.testing.assert_array_equal(res.coef, W)
+    np.testing.assert_array_equal(res.intercept, b)

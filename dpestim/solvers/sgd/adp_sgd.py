@@ -176,6 +176,8 @@ PLD_MAX_STEPS = 100
 class _AdaptiveNoiseSGD(DPSGD):
     """DP-SGD with a per-step noise shape fixed in advance (shared machinery)."""
 
+    #: its noise shape and step rule are its own schedule
+    settles_squared = False
     supported_losses = DPSGD.supported_losses
     _parameter_constraints = {
         **DPSGD._parameter_constraints,

@@ -181,6 +181,8 @@ class DPLSSGD(DPSGD):
     """
 
     name = "dp-lssgd"
+    #: its ``schedule`` parameter sets its steps
+    settles_squared = False
     _parameter_constraints = {
         **DPSGD._parameter_constraints,
         # Past ~1e6 the smoothing is numerically the projection on the mean

@@ -30,13 +30,15 @@ from ..._kernels.lazy_noise import (
     lazy_state,
 )
 from ...losses import loss_value
+from ...losses._codes import SQUARED
 from ...utils._progress import current_progress
 from ...utils._rows import row_sq_norms
+from .. import _policy
 from .._policy import ITERATIVE_SCALE_SHARE_CAP, ITERATIVE_SQUARED_SHARE_CAP
 from ..base import BaseSolver, SolverResult, row_weights
 from ._intercept import applies, noise_line, private_intercept, with_intercept_event
 
-__all__ = ["DPSGD", "noisy_gradient_descent"]
+__all__ = ["DPSGD", "noisy_gradient_descent", "settling_rates"]
 
 _EMPTY_F = np.empty(0)
 # int32 like the index arrays of CSR input (canonicalised in validation): the
@@ -386,6 +388,23 @@ def _objective(X, Y, W, b, plan):
     return loss_value(plan.loss, Z, Y) + 0.5 * plan.alpha * float(np.sum(W * W))
 
 
+def settling_rates(learning_rate, steps):
+    """Step sizes that settle: level, then a linear decay, mean ``learning_rate``.
+
+    Step ``t`` of ``T`` has size proportional to ``min(1, 2 (T - t) / T)``
+    (level for the first half, then linearly down to ``2 / T`` of the level
+    at the last step), normalised so that the ``T`` steps travel as far as
+    ``T`` steps of ``learning_rate`` (the level is about ``4 / 3`` of it).
+    Public: a function of the plan only. The decaying tail lets the last
+    iterate of a noisy, clipped run settle instead of oscillating around the
+    optimum (decaying steps for the last iterate of SGD: Jain, Nagaraj and
+    Netrapalli, COLT 2019); see :meth:`DPSGD.resolve_hyperparameters`.
+    """
+    t = np.arange(steps, dtype=np.float64)
+    shape = np.minimum(1.0, 2.0 * (steps - t) / steps)
+    return shape * (learning_rate * steps / shape.sum())
+
+
 class DPSGD(BaseSolver):
     """Differentially private SGD with Poisson sampling (``solver="dp-sgd"``).
 
@@ -456,6 +475,14 @@ class DPSGD(BaseSolver):
     #: the squared loss keeps the former cap (see _policy)
     squared_share_cap = ITERATIVE_SQUARED_SHARE_CAP
 
+    #: Whether a private squared-loss run with ``learning_rate="auto"`` takes
+    #: :func:`settling_rates` (see :meth:`resolve_hyperparameters`); the
+    #: family's solvers with schedules of their own keep theirs.
+    settles_squared = True
+    #: Whether the resolved plan's steps settle (set by
+    #: ``resolve_hyperparameters``, read by ``learning_rates``; public).
+    _settle = False
+
     #: LinearSVC with K > 2 classes: rows rescaled to the multi-output median
     #: norm 4.18, not 2.95 (issue 25; digits and MNIST, see
     #: dpestim.preprocessing._fit_scales.MULTIOUTPUT_HINGE_ROW_NORM_TARGET)
@@ -473,8 +500,63 @@ class DPSGD(BaseSolver):
     _max_step_text = "learning_rate"
 
     def max_step_size(self, plan):
-        """Largest step size of the run (public): ``learning_rate``."""
+        """Largest step size of the run (public): ``learning_rate`` (the
+        settling steps' level where they apply)."""
+        if self._settle:
+            return float(settling_rates(plan.learning_rate, self.n_steps(plan))[0])
         return plan.learning_rate
+
+    def resolve_hyperparameters(self, plan, epsilon, delta):
+        """The family's rule (see the base class), and the step schedule.
+
+        A private ``Ridge`` run (the squared loss, finite ``epsilon``) with
+        ``learning_rate="auto"`` takes :func:`settling_rates`: about ``4 /
+        3`` of the ``learning_rate`` for the first half of its steps, then a
+        linear decay to about 0, the same total travel. Its constant step
+        suits rows whose norms sit near their median; where one column's
+        spread dominates the rows' norms (an age or a year column after
+        centring, a raw column in its own units), the curvature along it is
+        several times the rules' and the last iterate of the constant steps
+        oscillates across the optimum (an age-like column beside four
+        features of order one, epsilon 1: R^2 0.659 against 0.930 with the
+        settling steps). Measured at the defaults, 3 seeds, paired
+        (``benchmarks/utility/ridge_settling.py``): derivation tasks
+        (California, its median income, a year column, the age-like one)
+        never worse, held-out tasks (California's latitude and house age,
+        Adult's education years, COMPAS's age: raw loader columns) never
+        worse by more than noise, California's latitude at epsilon 0.5
+        0.883 -> 0.947. A plan whose step the noise damped
+        (:func:`~dpestim.solvers._policy.noise_damped_rate`: the noise
+        dominates and the small constant steps keep the model near its
+        public start) keeps them: 331-row diabetes at epsilon 0.1 lost up to
+        0.17 R^2 with the settling steps there. Classifiers, an explicit
+        ``learning_rate``, a non-private plan and the solvers with schedules
+        of their own (``settles_squared = False``) keep constant steps, and
+        so does a plan whose step a strong penalty capped at ``1 / alpha``
+        (the level, ``4 / 3`` of an uncapped step, keeps the penalty's own
+        step stable: ``4 / 3 x 0.5 x alpha < 2`` where ``0.5 alpha <= 1``).
+        """
+        auto_lr = _policy.is_auto(plan.learning_rate)
+        plan, resolved = super().resolve_hyperparameters(plan, epsilon, delta)
+        self._settle = bool(
+            self.settles_squared
+            and auto_lr
+            and math.isfinite(epsilon)
+            and plan.loss == SQUARED
+            and plan.learning_rate >= _policy.POISSON_STEP  # not noise-damped
+        )
+        if self._settle:
+            resolved["step schedule"] = (
+                "level for half the steps, then linear decay (mean learning_rate)"
+            )
+        return plan, resolved
+
+    def learning_rates(self, plan):
+        """The step sizes of every step (public, fixed before fitting)."""
+        steps = self.n_steps(plan)
+        if self._settle:
+            return settling_rates(plan.learning_rate, steps)
+        return np.full(steps, plan.learning_rate)
 
     def check_plan(self, plan):
         """Bounded steps, and a step size the penalty alone does not diverge at."""
@@ -544,7 +626,7 @@ class DPSGD(BaseSolver):
         steps = self.n_steps(plan)
         std = noise_multiplier * plan.clip_norm if noise_multiplier > 0 else 0.0
         stds = np.full(steps, std)
-        rates = np.full(steps, plan.learning_rate)
+        rates = self.learning_rates(plan)
         q = self.sampling_prob(plan)
         W, b = noisy_gradient_descent(X, Y, plan, q, stds, rates, rng)
         b = self.finish(X, Y, W, b, plan, noise_multiplier, rng)
