@@ -291,5 +291,6 @@ def test_an_age_like_column_after_centring_settles_with_dp_sgds_steps():
     constant = Ridge(epsilon=1.0, random_state=0, learning_rate=hp["learning_rate"])
     constant.fit(X[:9000], y[:9000])
     assert "step schedule" not in constant.hyperparameters_
-    assert fit.score(X[9000:], y[9000:]) > 0.9 > 0.7 > constant.score(X[9000:], y[9000:])
+    test = X[9000:], y[9000:]
+    assert fit.score(*test) > 0.9 > 0.7 > constant.score(*test)
     assert abs(fit.coef_[4] - 0.08) < 0.02  # the constant steps' was 0.175
