@@ -179,8 +179,16 @@ def report(records, command, cpu_s, commit="?"):
         + summary
         + "\n"
         + markdown_table(
-            ["split", "task", "solver", "eps", "constant", "settling", "change",
-             "settles"],
+            [
+                "split",
+                "task",
+                "solver",
+                "eps",
+                "constant",
+                "settling",
+                "change",
+                "settles",
+            ],
             rows,
         )  # fmt: skip
         + "\n"
