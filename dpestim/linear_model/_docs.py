@@ -157,32 +157,29 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
     feature_centring : "auto", bool or None, default="auto"
         Centre the columns by private means before the row scale (a column
         with a large offset, a year or a constant, otherwise dominates every
-        row's norm). ``"auto"``: on for :class:`~dpestim.Ridge`, off for the
-        classifiers (measured; see the solver guide, "Private scales
-        measured in fit"); ``True``: on; ``None`` or ``False``: off. Two
-        pure-DP draws, counted in ``epsilon`` and ``dp_event_``: a private
-        median ``R`` of the rows' L1 norms (1% of ``epsilon``) and a Laplace
-        mean of the rows clipped to L1 norm ``R`` (2%); a column moves only
-        where its noisy mean exceeds ``ln(d / 0.05)`` noise scales. The fit
-        runs on ``x - c`` and releases ``intercept_ = b' - coef_ . c``. Runs
-        only with ``fit_intercept``, dense in-memory ``X``, the private row
-        scale estimated (``feature_scale="auto"``, ``clip_norm="auto"``) and
-        ``epsilon`` given (not with a fixed ``noise_multiplier``, hence not
-        inside :class:`~dpestim.model_selection.PrivateSearchCV`'s
-        candidates), where ``epsilon n`` is large enough (about 5,070, more
-        with many columns) and the scale estimates, it included, take at
-        most half of ``epsilon``; ``hyperparameters_`` says why when it is
-        not run, and then nothing is spent. ``epsilon = inf``: the exact
-        column means. Set it to ``None`` after a centring step
+        row's norm). ``"auto"`` and ``True``: on (measured on held-out tasks;
+        see the solver guide, "Private scales measured in fit"); ``None`` or
+        ``False``: off. Two pure-DP draws, counted in ``epsilon`` and
+        ``dp_event_``: a private median ``R`` of the rows' L1 norms (1% of
+        ``epsilon``) and a Laplace mean of the rows clipped to L1 norm ``R``
+        (2%); a column moves only where its noisy mean exceeds ``ln(d /
+        0.05)`` noise scales. The fit runs on ``x - c`` and releases
+        ``intercept_ = b' - coef_ . c``. Runs only with ``fit_intercept``,
+        dense in-memory ``X``, the private row scale estimated
+        (``feature_scale="auto"``, ``clip_norm="auto"``) and ``epsilon`` given
+        (not with a fixed ``noise_multiplier``, hence not inside
+        :class:`~dpestim.model_selection.PrivateSearchCV`'s candidates), where
+        ``epsilon n`` is large enough (about 5,070, more with many columns)
+        and the scale estimates, it included, take at most half of
+        ``epsilon``; ``hyperparameters_`` says why when it is not run, and
+        then nothing is spent. ``epsilon = inf``: the exact column means. Set
+        it to ``None`` after a centring step
         (:class:`~dpestim.preprocessing.PrivateCentrer`, ``StandardScaler``):
-        centring twice spends budget and can hurt. Known loss: where a
-        column's offset is only a few times its spread and that column's
-        spread dominates the rows (an age-like column of mean 40 and sd 13
-        beside features of order one), the centred rows' norms vary widely,
-        the clipped steps of the dp-sgd family are biased, and ``Ridge``'s
-        R^2 fell from 0.89 to 0.66-0.79 in a user trial; large offsets (years,
-        timestamps, constants) and California's columns gain
-        (``doc/benchmarks/private_centring.md``)."""
+        centring twice spends budget and can hurt. A column whose spread
+        dominates the centred rows (an age column of mean 40 and sd 13 beside
+        features of order one) made the constant steps of dp-sgd oscillate;
+        its ``"auto"`` steps for ``Ridge`` now settle (R^2 0.66 -> 0.93 in
+        that user trial; ``doc/benchmarks/private_centring.md``)."""
 
 CLASS_PRIOR_PARAM = """class_prior : "auto", array-like of shape (n_classes,) or None, \
 default="auto"

@@ -73,10 +73,6 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         )
         self.y_bound = y_bound
 
-    #: ``feature_centring="auto"`` centres Ridge's columns (measured:
-    #: ``benchmarks/results/fit_centring.md``).
-    _centring_default = True
-
     def _estimated_targets(self, y):
         if not (isinstance(self.y_bound, str) and self.y_bound == "auto"):
             return 0

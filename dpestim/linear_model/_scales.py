@@ -168,9 +168,11 @@ class PrivateScalesMixin:
             **classes,
         )
 
-    #: What ``feature_centring="auto"`` means for this estimator (public):
-    #: on for :class:`~dpestim.Ridge` (measured), off for the classifiers.
-    _centring_default = False
+    #: What ``feature_centring="auto"`` means for this estimator (public): on
+    #: for every linear estimator (measured, ``benchmarks/results/
+    #: fit_centring.md``: ``Ridge`` since the fifteenth session, the
+    #: classifiers since the sixteenth).
+    _centring_default = True
 
     def _centring_requested(self):
         """Whether ``feature_centring`` asks for the in-fit centring."""

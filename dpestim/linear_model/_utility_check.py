@@ -209,8 +209,8 @@ class UtilityCheckMixin:
         centring = (
             ""
             if getattr(self, "feature_centre_", None) is not None
-            else " (without public constants: feature_centring=True centres "
-            "them privately)"
+            else " (without public constants: feature_centring centres them "
+            "privately where n x epsilon affords it)"
         )
         return [
             f"{message}: more rows or a larger epsilon would help; if a column "

@@ -147,13 +147,17 @@ def test_small_n_runs_nothing_and_says_why():
 
 
 @pytest.mark.parametrize("Estimator", [LogisticRegression, LinearSVC])
-def test_classifiers_centre_on_request_only(Estimator):
+def test_classifiers_centre_by_default(Estimator):
     X, _ = _year_data(6000, seed=4)
     y = (X[:, 0] + 0.3 * (X[:, 4] - 2005.0) > 0).astype(int)
-    off = Estimator(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
-    on = Estimator(
+    off = Estimator(
+        epsilon=1.0, classes=[0, 1], random_state=0, feature_centring=None
+    ).fit(X, y)
+    on = Estimator(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    same = Estimator(
         epsilon=1.0, classes=[0, 1], random_state=0, feature_centring=True
     ).fit(X, y)
+    np.testing.assert_array_equal(on.coef_, same.coef_)  # "auto" is on
     assert off.feature_centre_ is None
     assert on.feature_centre_ is not None and on.feature_centre_[4] > 1900
     assert on.score(X, y) > off.score(X, y) + 0.05
@@ -238,13 +242,13 @@ def test_the_advice_does_not_recommend_a_centring_that_ran():
     it names feature_centring only where the fit did not centre."""
     X, _ = _year_data(6000, seed=9)
     y = np.random.default_rng(0).integers(0, 2, 6000)
-    for centring, named in ((True, False), ("auto", True)):
+    for centring, named in (("auto", False), (None, True)):
         with pytest.warns(UserWarning, match="not clearly better") as record:
             LogisticRegression(
                 epsilon=1.0, classes=[0, 1], random_state=0, feature_centring=centring
             ).fit(X, y)
         text = " ".join(str(w.message) for w in record)
-        assert ("feature_centring=True centres" in text) is named
+        assert ("feature_centring centres them" in text) is named
 
 
 def test_epsilon_inf_limit_is_scikit_learns_ridge():

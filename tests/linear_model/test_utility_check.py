@@ -18,6 +18,7 @@ from dpestim.linear_model._utility_check import (
     LIFT_SENSITIVITY,
     check_epsilon,
     check_fires,
+    lift_scale,
     lift_statistic,
 )
 
@@ -284,13 +285,32 @@ def test_balanced_fit_checks_its_balanced_accuracy(Est):
     kw = dict(epsilon=1.0, classes=[0, 1], class_weight="balanced", random_state=0)
     est, warned = _fit(Est(**kw), X, y)
     exact = balanced_accuracy_score(y, est.predict(X)) - 0.5
-    assert est.lift_ == pytest.approx(exact, abs=0.05)
+    # the lift weighs by the released weights over the released counts (here
+    # about n / (2 class_weight_), their floor not binding): post-processing,
+    # so only the lift's Laplace noise remains, whose scale is 0.5% of n over
+    # the weighted total (the minority's weight 1, the majority's ~0.035)
+    w = est.class_weight_ / est.class_weight_.max()
+    total = float(np.sum(w * n / (2 * est.class_weight_)))
+    weighted = lift_statistic(est.predict(X), y, 2, w) / total
+    scale = lift_scale(check_epsilon(1.0, n, "add_or_remove_one"), total,
+                       "add_or_remove_one")  # fmt: skip
+    assert 0.05 < scale < 0.1
+    assert abs(est.lift_ - weighted) < 5 * scale  # P(|Laplace| > 5 b) < 0.7%
+    assert abs(weighted - exact) < 0.01  # the counts' noise: n's, not the rows'
     assert exact > 0.2 and warned == []
-    # labels unrelated to X: no better than one class
+    # labels unrelated to X: no better than one class; the release warns
+    # exactly when check_fires says so (its noise is that of the weighted
+    # total: a one-sided margin of 0.25 scales, so not on every draw)
     noise = (rng.random(n) < 0.03).astype(int)
     est, warned = _fit(Est(**kw), X, noise)
-    assert est.lift_ < 0.05
-    assert len(warned) == 1 and "balanced accuracy" in warned[0]
+    w = est.class_weight_ / est.class_weight_.max()
+    total = float(np.sum(w * n / (2 * est.class_weight_)))
+    assert lift_statistic(est.predict(X), noise, 2, w) / total < 0.03
+    assert est.lift_ < 5 * scale
+    fires = check_fires(est.lift_, lift_scale(check_epsilon(1.0, n,
+                        "add_or_remove_one"), total, "add_or_remove_one"))  # fmt: skip
+    assert len(warned) == int(fires)
+    assert all("balanced accuracy" in message for message in warned)
 
 
 def test_dict_weights_with_released_counts_are_checked():
@@ -310,18 +330,22 @@ def test_nonprivate_fit_is_checked_exactly():
     """epsilon=inf: the check compares the training accuracy with the best
     constant's exactly (no budget, no noise) and warns when the fit is no
     better, e.g. when a constant column of 1,000 sets the row scale and the
-    binary columns barely move the model."""
+    binary columns barely move the model (the columns not centred:
+    ``feature_centring=None``; the default centres them exactly there)."""
     rng = np.random.default_rng(zlib.crc32(b"exact check"))
     n = 3000
     B = (rng.random((n, 20)) < 0.3).astype(float)
     y = (B[:, :5].sum(axis=1) + 0.5 * rng.normal(size=n) > 2.0).astype(int)
     X = np.hstack([B, np.full((n, 1), 1000.0)])
     with pytest.warns(UtilityWarning, match="non-private fit"):
-        LogisticRegression(epsilon=math.inf, classes=[0, 1], random_state=0).fit(X, y)
+        LogisticRegression(
+            epsilon=math.inf, classes=[0, 1], random_state=0, feature_centring=None
+        ).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UtilityWarning)
         good = LogisticRegression(epsilon=math.inf, classes=[0, 1], random_state=0)
         assert good.fit(B, y).score(B, y) > 0.8
+        assert good.fit(X, y).score(X, y) > 0.8  # centred by default
         LogisticRegression(
             epsilon=math.inf, classes=[0, 1], random_state=0, utility_check=None
         ).fit(X, y)

@@ -151,8 +151,10 @@ def test_in_a_pipeline_the_guarantee_composes():
         "privatecentrer",
         "logisticregression",
     ]
-    plain = LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)
-    with pytest.warns(UtilityWarning, match="feature_centring=True"):
+    plain = LogisticRegression(
+        epsilon=1.0, classes=[0, 1], random_state=0, feature_centring=None
+    )
+    with pytest.warns(UtilityWarning, match="feature_centring centres them"):
         plain.fit(X, y)
     # the offsets (a year, a constant 100) dominate the rows: centred, the
     # fit sees its informative columns
