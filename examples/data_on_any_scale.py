@@ -197,7 +197,7 @@ for solver in (DPNAG(), DPNAG(final_intercept=False)):
 # estimator can centre the columns privately in fit (feature_centring: a private
 # median L1 row norm R at 1% of epsilon, then a Laplace mean of the rows clipped
 # to R at 2%; a column moves only where its mean clearly exceeds the noise).
-# Ridge does so by default ("auto"), the classifiers when asked (True). Without
+# Every estimator does so by default ("auto"; None turns it off). Without
 # an estimator, dpestim.preprocessing.PrivateCentrer does the same (Gaussian
 # noise, its own budget) as a pipeline step, and workflow_guarantee composes it
 # (after such a step, pass feature_centring=None to the estimator: centring twice
@@ -223,9 +223,11 @@ print(
     f"(exact {year.mean():.1f}); {reg.hyperparameters_['feature_centring']}"
 )
 models = {
-    "as given": LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0),
-    "feature_centring=True": LogisticRegression(
-        epsilon=1.0, classes=[0, 1], random_state=0, feature_centring=True
+    "feature_centring=None": LogisticRegression(
+        epsilon=1.0, classes=[0, 1], random_state=0, feature_centring=None
+    ),
+    "the default (centred)": LogisticRegression(
+        epsilon=1.0, classes=[0, 1], random_state=0
     ),
     "PrivateCentrer first": make_pipeline(
         PrivateCentrer(epsilon=0.05, random_state=0),

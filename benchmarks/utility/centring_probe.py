@@ -102,12 +102,15 @@ def run(args):
                 rng = np.random.default_rng(seed)
 
                 def make(e, seed=seed, kind=kind, y=y):
+                    # the estimator's own centring off (on by default: Ridge
+                    # since 7616e68, the classifiers since 875bff5)
                     if kind == "clf":
                         return LogisticRegression(
-                            epsilon=e, classes=np.unique(y), random_state=seed
+                            epsilon=e,
+                            classes=np.unique(y),
+                            random_state=seed,
+                            feature_centring=None,
                         )
-                    # the estimator's own centring off (Ridge centres by
-                    # default since 7616e68): the probe compares the shifts
                     return Ridge(epsilon=e, random_state=seed, feature_centring=None)
 
                 mu, scale = noisy_mean(X, SHARE * eps, rng)

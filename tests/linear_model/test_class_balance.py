@@ -117,7 +117,11 @@ def test_histogram_dropped_when_too_noisy():
 def test_histogram_event_in_dp_event_and_report():
     X, y = _imbalanced()
     clf = LogisticRegression(
-        utility_check=None, epsilon=1.0, classes=[0, 1], random_state=0
+        utility_check=None,
+        feature_centring=None,  # the histogram's Laplace release alone
+        epsilon=1.0,
+        classes=[0, 1],
+        random_state=0,
     ).fit(X, y)
     leaves = _laplace_leaves(clf.dp_event_)
     assert leaves == [dp_accounting.LaplaceDpEvent(1.0 / 0.025)]
@@ -542,6 +546,7 @@ def test_balanced_uses_the_one_release():
         class_weight="balanced",
         random_state=0,
         utility_check=None,  # the histogram's release alone
+        feature_centring=None,
     ).fit(X, y)
     assert len(_laplace_leaves(clf.dp_event_)) == 1  # prior and weights: one draw
     assert clf.epsilon_ <= 1.0
@@ -627,6 +632,7 @@ def test_auto_pure_dp_default_takes_balanced():
 
     X, y = _imbalanced(n=20000, rate=0.04)
     kw = dict(epsilon=1.0, delta=0.0, classes=[0, 1], random_state=0)
+    kw["feature_centring"] = None  # the histogram's Laplace release alone
     plain = LogisticRegression(**kw).fit(X, y)
     bal = LogisticRegression(class_weight="balanced", utility_check=None, **kw)
     bal = bal.fit(X, y)
