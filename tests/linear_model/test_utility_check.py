@@ -285,32 +285,36 @@ def test_balanced_fit_checks_its_balanced_accuracy(Est):
     kw = dict(epsilon=1.0, classes=[0, 1], class_weight="balanced", random_state=0)
     est, warned = _fit(Est(**kw), X, y)
     exact = balanced_accuracy_score(y, est.predict(X)) - 0.5
-    # the lift weighs by the released weights over the released counts (here
-    # about n / (2 class_weight_), their floor not binding): post-processing,
-    # so only the lift's Laplace noise remains, whose scale is 0.5% of n over
-    # the weighted total (the minority's weight 1, the majority's ~0.035)
-    w = est.class_weight_ / est.class_weight_.max()
-    total = float(np.sum(w * n / (2 * est.class_weight_)))
-    weighted = lift_statistic(est.predict(X), y, 2, w) / total
-    scale = lift_scale(check_epsilon(1.0, n, "add_or_remove_one"), total,
-                       "add_or_remove_one")  # fmt: skip
+    # the lift weighs by the released weights over the released counts:
+    # post-processing, so only the lift's Laplace noise remains, whose scale
+    # is 0.5% of n over the weighted total (the minority's weight 1, the
+    # majority's ~0.035)
+    weighted, scale = _balanced_lift(est, X, y)
     assert 0.05 < scale < 0.1
     assert abs(est.lift_ - weighted) < 5 * scale  # P(|Laplace| > 5 b) < 0.7%
     assert abs(weighted - exact) < 0.01  # the counts' noise: n's, not the rows'
     assert exact > 0.2 and warned == []
     # labels unrelated to X: no better than one class; the release warns
-    # exactly when check_fires says so (its noise is that of the weighted
-    # total: a one-sided margin of 0.25 scales, so not on every draw)
+    # exactly when check_fires says so (a one-sided margin of 0.25 of its
+    # noise scale, so not on every draw)
     noise = (rng.random(n) < 0.03).astype(int)
     est, warned = _fit(Est(**kw), X, noise)
+    weighted, scale = _balanced_lift(est, X, noise)
+    assert weighted < 0.03 and est.lift_ < 5 * scale
+    assert len(warned) == int(check_fires(est.lift_, scale))
+    assert all("balanced accuracy" in message for message in warned)
+
+
+def _balanced_lift(est, X, y):
+    """The lift a balanced binary fit's check releases, without its noise, and
+    that noise's Laplace scale (the released counts about ``n / (2 w)``, their
+    floor not binding)."""
+    n = X.shape[0]
     w = est.class_weight_ / est.class_weight_.max()
     total = float(np.sum(w * n / (2 * est.class_weight_)))
-    assert lift_statistic(est.predict(X), noise, 2, w) / total < 0.03
-    assert est.lift_ < 5 * scale
-    fires = check_fires(est.lift_, lift_scale(check_epsilon(1.0, n,
-                        "add_or_remove_one"), total, "add_or_remove_one"))  # fmt: skip
-    assert len(warned) == int(fires)
-    assert all("balanced accuracy" in message for message in warned)
+    eps = check_epsilon(1.0, n, "add_or_remove_one")
+    lift = lift_statistic(est.predict(X), y, 2, w) / total
+    return lift, lift_scale(eps, total, "add_or_remove_one")
 
 
 def test_dict_weights_with_released_counts_are_checked():
