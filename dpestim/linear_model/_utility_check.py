@@ -206,15 +206,20 @@ class UtilityCheckMixin:
         )
         if diagnosis:
             return [f"{message}; the plan's public diagnosis: {' '.join(diagnosis)}"]
-        centring = (
-            ""
-            if getattr(self, "feature_centre_", None) is not None
-            else " (without public constants: feature_centring centres them "
-            "privately where n x epsilon affords it)"
-        )
+        if getattr(self, "feature_centre_", None) is None:
+            centring = (
+                " (without public constants: feature_centring centres them "
+                "privately where n x epsilon affords it)"
+            )
+        else:  # centred already: what is left is the columns' spreads
+            centring = (
+                " (the columns were centred privately; columns whose spreads "
+                "differ by orders of magnitude need per-column scales, e.g. "
+                "dpestim.preprocessing.StandardScaler with public bounds)"
+            )
         return [
             f"{message}: more rows or a larger epsilon would help; if a column "
-            "has a large offset or scale (a year, a constant), centre and "
-            f"rescale the columns by public constants first{centring}; see "
-            "the solver guide for the plan's settings."
+            "has a large offset or scale (a year, a constant, a count in raw "
+            "units), centre and rescale the columns by public constants "
+            f"first{centring}; see the solver guide for the plan's settings."
         ]

@@ -239,7 +239,8 @@ def test_the_intercept_path_is_mapped_back_too(y_bound):
 
 def test_the_advice_does_not_recommend_a_centring_that_ran():
     """Labels without signal: the utility check warns, with the public advice;
-    it names feature_centring only where the fit did not centre."""
+    it names feature_centring only where the fit did not centre, and after a
+    centring it names per-column scales instead."""
     X, _ = _year_data(6000, seed=9)
     y = np.random.default_rng(0).integers(0, 2, 6000)
     for centring, named in (("auto", False), (None, True)):
@@ -249,6 +250,7 @@ def test_the_advice_does_not_recommend_a_centring_that_ran():
             ).fit(X, y)
         text = " ".join(str(w.message) for w in record)
         assert ("feature_centring centres them" in text) is named
+        assert ("per-column scales" in text) is not named
 
 
 def test_epsilon_inf_limit_is_scikit_learns_ridge():
