@@ -1,6 +1,6 @@
 """O(nnz) steps of noisy clipped SGD on CSR data: lazy noise and L2 shrinkage.
 
-The dense step of dp-sgd (:func:`dpestim.solvers.sgd.dp_sgd.noisy_update`) is, for
+The dense step of dp-sgd (:func:`dpestim.solvers.sgd._descent.noisy_update`) is, for
 every coefficient ``W[k, j]`` and with ``S_t`` the sum of the clipped
 per-example gradients of the Poisson sample of step ``t``,
 
@@ -179,7 +179,7 @@ def lazy_sparse_sgd(
 ):  # fmt: skip
     """Run ``len(learning_rates)`` lazy noisy clipped steps on CSR data.
 
-    The steps of :func:`dpestim.solvers.sgd.dp_sgd._noisy_sgd_loop` with
+    The steps of :func:`dpestim.solvers.sgd._descent._noisy_sgd_loop` with
     ``step_rule`` empty and no smoothing (same sampling, clipping, expected
     batch normaliser ``q n``, shrinkage and intercept step), with the
     coefficient noise and shrinkage applied lazily (module docstring); the

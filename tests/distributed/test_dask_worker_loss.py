@@ -26,7 +26,7 @@ def test_worker_lost_mid_fit_aborts_without_a_partial_step(monkeypatch):
     """
     from distributed import Client, LocalCluster
 
-    import dpestim.solvers.sgd.dp_sgd as dp_sgd
+    import dpestim.solvers.sgd._descent as descent
 
     rng = np.random.default_rng(zlib.crc32(b"kill"))
     X = rng.normal(size=(2500, 5))
@@ -37,7 +37,7 @@ def test_worker_lost_mid_fit_aborts_without_a_partial_step(monkeypatch):
     )  # fmt: skip
     ref = LogisticRegression(**kw).fit(X, y)
     applied = []
-    update = dp_sgd.noisy_update
+    update = descent.noisy_update
     with (
         LocalCluster(
             n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
@@ -52,11 +52,11 @@ def test_worker_lost_mid_fit_aborts_without_a_partial_step(monkeypatch):
                 victim = sorted(cluster.workers)[-1]
                 cluster.sync(cluster.workers[victim].close)
 
-        monkeypatch.setattr(dp_sgd, "noisy_update", update_then_kill)
+        monkeypatch.setattr(descent, "noisy_update", update_then_kill)
         est = LogisticRegression(**kw)
         with pytest.raises(RuntimeError, match="aborted before applying this step"):
             est.fit(da.from_array(X, chunks=(400, 5)), y)
         assert len(applied) == 4 and not hasattr(est, "coef_")
-        monkeypatch.setattr(dp_sgd, "noisy_update", update)
+        monkeypatch.setattr(descent, "noisy_update", update)
         est.fit(da.from_array(X, chunks=(400, 5)), y)
     np.testing.assert_allclose(est.coef_, ref.coef_, rtol=0, atol=1e-10)

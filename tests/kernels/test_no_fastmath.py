@@ -28,7 +28,7 @@ def test_kernels_found():
     assert {
         "dpestim._kernels.clipping.clipped_grad_sum",
         "dpestim._kernels.sampling.poisson_sample",
-        "dpestim.solvers.sgd.dp_sgd._noisy_sgd_loop",
+        "dpestim.solvers.sgd._descent._noisy_sgd_loop",
     } <= set(KERNELS)
 
 

@@ -51,7 +51,7 @@ from dpestim.losses import LOSS_NAMES, MULTINOMIAL, SQUARED
 from dpestim.solvers import DPSGD, SOLVERS, AcceleratedSolver, ERMPlan
 from dpestim.solvers.accelerated._kernels import _row_norms
 from dpestim.solvers.base import row_weights
-from dpestim.solvers.sgd.dp_sgd import _row_sq_norms
+from dpestim.solvers.sgd._descent import _row_sq_norms
 
 _CODES = {name: code for code, name in LOSS_NAMES.items()}
 
