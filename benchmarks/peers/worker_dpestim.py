@@ -10,7 +10,7 @@ during the timed fit, test accuracy and the epsilon that dpestim's
 accountant reports. For the DP-SGD family it also prints the time of the
 training loop alone (``loop_cpu_per_epoch_s``: the numba loop of Poisson
 sampling, clipped sums, noise and steps, which is what Opacus's per-epoch
-time measures) by timing the calls of ``dp_sgd._noisy_sgd_loop``.
+time measures) by timing the calls of ``_descent._noisy_sgd_loop``.
 """
 
 import os
@@ -58,9 +58,9 @@ def fit(task):
         dpestim.LogisticRegression(max_iter=1, random_state=0, **params).fit(
             X[:1000], y[:1000]
         )
-    from dpestim.solvers.sgd import dp_sgd
+    from dpestim.solvers.sgd import _descent
 
-    loop, spent = dp_sgd._noisy_sgd_loop, [0.0, 0.0]
+    loop, spent = _descent._noisy_sgd_loop, [0.0, 0.0]
 
     def timed_loop(*args):
         t, c = time.perf_counter(), time.process_time()
@@ -68,7 +68,7 @@ def fit(task):
         spent[0] += time.perf_counter() - t
         spent[1] += time.process_time() - c
 
-    dp_sgd._noisy_sgd_loop = timed_loop
+    _descent._noisy_sgd_loop = timed_loop
     rss_data, _ = rss_mib()
     reset_peak_rss()
     epochs = int(task["epochs"])
