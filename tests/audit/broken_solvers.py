@@ -25,7 +25,7 @@ from dpestim.solvers import (
     SeqDPSCD,
     SolverResult,
 )
-from dpestim.solvers.sgd.dp_sgd import _row_sq_norms, noisy_gradient_descent
+from dpestim.solvers.sgd._descent import _row_sq_norms, noisy_gradient_descent
 
 __all__ = [
     "BROKEN_SOLVERS",

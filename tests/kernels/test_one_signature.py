@@ -17,7 +17,7 @@ from dpestim import LogisticRegression
 from dpestim.solvers.accelerated import _kernels as accel_kernels
 from dpestim.solvers.accelerated import base as accel_base
 from dpestim.solvers.coordinate import _kernels as dp_scd_kernels
-from dpestim.solvers.sgd import dp_sgd
+from dpestim.solvers.sgd import _descent as dp_sgd_descent
 from dpestim.utils._rows import row_sq_norms
 from dpestim.utils.validation import int32_indices
 
@@ -63,7 +63,7 @@ def test_fit_on_int64_indices_equals_int32_and_dense():
 def test_placeholders_typed_like_real_inputs():
     csr = int32_indices(_csr64(np.random.default_rng(2)))
     index_type = numba.typeof(csr.indices)
-    for module in (accel_base, dp_sgd, dp_scd_kernels):
+    for module in (accel_base, dp_sgd_descent, dp_scd_kernels):
         assert numba.typeof(module._EMPTY_I) == index_type, module.__name__
     # dp-scd's dense argument is X.T (F-ordered) for dense input
     dense_xt = np.ascontiguousarray(np.ones((5, 3))).T

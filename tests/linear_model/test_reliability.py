@@ -20,7 +20,7 @@ from dpestim.solvers import (
     SOLVERS,
     DPNAGOpt,
 )
-from dpestim.solvers.sgd import dp_sgd as dp_sgd_module
+from dpestim.solvers.sgd import _descent as dp_sgd_descent
 
 rng = np.random.default_rng(13)
 X = rng.normal(size=(20, 3))
@@ -226,7 +226,7 @@ def test_same_object_fitted_from_four_threads(solver):
 
 
 def test_read_only_input_compiles_no_second_kernel(tmp_path):
-    kernel = dp_sgd_module._noisy_sgd_loop
+    kernel = dp_sgd_descent._noisy_sgd_loop
     Xr = rng.normal(size=(50, 3))
     yr = Xr[:, 0].copy()
     _quiet_fit(Ridge(random_state=0), Xr, yr)  # compile (or load) the kernel
