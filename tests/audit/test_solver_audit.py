@@ -115,13 +115,19 @@ def test_estimator_audit_accepts_minimax_estimators():
 
 
 def test_discrete_laplace_mode_passes_the_audit():
-    res = audit_solver(DPGD(noise="discrete_laplace"), max_iter=1, n_trials=1000)
+    # seeded like every audit of this file: an unseeded run fails by chance with
+    # probability up to alpha (5%) when the bound is tight (one failed in CI)
+    res = audit_solver(
+        DPGD(noise="discrete_laplace"), max_iter=1, n_trials=1000, random_state=1
+    )
     assert res.delta == 0.0 and not res.violation
     assert res.epsilon_lower_bound > 0.5
 
 
 def test_momentum_solver_at_one_step_runs_its_own_path():
-    res = audit_solver("dp-nag-opt", penalty=0.01, max_iter=1, n_trials=500)
+    res = audit_solver(
+        "dp-nag-opt", penalty=0.01, max_iter=1, n_trials=500, random_state=1
+    )
     assert res.delta == 0.0 and not res.violation
 
 
