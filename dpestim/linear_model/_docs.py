@@ -172,14 +172,15 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         ``epsilon n`` is large enough (about 5,070, more with many columns)
         and the scale estimates, it included, take at most half of
         ``epsilon``; ``hyperparameters_`` says why when it is not run, and
-        then nothing is spent. ``epsilon = inf``: the exact column means. Set
-        it to ``None`` after a centring step
-        (:class:`~dpestim.preprocessing.PrivateCentrer`, ``StandardScaler``):
-        centring twice spends budget and can hurt. A column whose spread
-        dominates the centred rows (an age column of mean 40 and sd 13 beside
-        features of order one) made the constant steps of dp-sgd oscillate;
-        its ``"auto"`` steps for ``Ridge`` now settle (R^2 0.66 -> 0.93 in
-        that user trial; ``doc/benchmarks/private_centring.md``)."""
+        then nothing is spent (an explicit ``True`` also warns why). ``epsilon
+        = inf``: the exact column means. Set it to ``None`` after a centring
+        step (:class:`~dpestim.preprocessing.PrivateCentrer`,
+        ``StandardScaler``): centring twice spends budget and can hurt. A
+        column whose spread dominates the centred rows (an age column of mean
+        40 and sd 13 beside features of order one) made the constant steps of
+        dp-sgd oscillate; its ``"auto"`` steps for ``Ridge`` now settle (R^2
+        0.66 -> 0.93 in that user trial;
+        ``doc/benchmarks/private_centring.md``)."""
 
 CLASS_PRIOR_PARAM = """class_prior : "auto", array-like of shape (n_classes,) or None, \
 default="auto"

@@ -10,6 +10,7 @@ requested epsilon.
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -214,6 +215,7 @@ class PrivateScalesMixin:
             why = "the row scale is not estimated (explicit clip_norm or feature_scale)"
         if why is not None:
             plan.notes["feature_centring"] = f"not run: {why}"
+            self._warn_centring_not_run(plan.notes["feature_centring"])
             return
         if math.isinf(self.epsilon):
             plan.exact_centre = True
@@ -230,10 +232,26 @@ class PrivateScalesMixin:
             )
         if note is not None:
             plan.notes["feature_centring"] = note
+            self._warn_centring_not_run(note)
             return
         plan.centre_radius_epsilon = radius_eps
         plan.centre_epsilon = mean_eps
         plan.centre_sensitivity = sensitivity
+
+    def _warn_centring_not_run(self, note):
+        """Warn when an explicit ``feature_centring=True`` does not run.
+
+        ``"auto"`` only notes why in ``hyperparameters_``; a user who asked
+        for the centring by name is told. The reason is public (the
+        parameters, ``n``, ``d``, sparse or blocked input).
+        """
+        if self.feature_centring is True:
+            warnings.warn(
+                f"feature_centring=True was {note}; the fit runs on the columns "
+                "as given (feature_centring='auto' plans it only where it runs).",
+                UserWarning,
+                stacklevel=4,
+            )
 
     def _apply_centring(self, X, plan, rng):
         """``(X - c, c, notes)``: the columns centred as ``plan`` says.

@@ -1,6 +1,7 @@
 """In-fit private centring (``feature_centring``): plan, mechanism, mapping."""
 
 import math
+import warnings
 import zlib
 
 import dp_accounting
@@ -300,3 +301,19 @@ def test_an_age_like_column_after_centring_settles_with_dp_sgds_steps():
     test = X[9000:], y[9000:]
     assert fit.score(*test) > 0.9 > 0.7 > constant.score(*test)
     assert abs(fit.coef_[4] - 0.08) < 0.02  # the constant steps' was 0.175
+
+
+def test_an_explicit_true_that_cannot_run_warns_why():
+    """feature_centring=True asked by name: where the public plan cannot run
+    it the fit warns with the reason (``"auto"`` only notes it)."""
+    X, y = _year_data(600)
+    with pytest.warns(UserWarning, match="feature_centring=True was not run: "):
+        fit = Ridge(epsilon=1.0, random_state=0, feature_centring=True).fit(X, y)
+    assert fit.feature_centre_ is None
+    assert fit.hyperparameters_["feature_centring"].startswith("not run")
+    with pytest.warns(UserWarning, match="fit_intercept=False"):
+        Ridge(epsilon=1.0, fit_intercept=False, feature_centring=True).fit(X, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Ridge(epsilon=1.0, random_state=0).fit(X, y)  # "auto": a note only
+    assert not any("feature_centring=True" in str(w.message) for w in caught)
