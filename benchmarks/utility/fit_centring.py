@@ -92,14 +92,20 @@ def classifier_tasks():
     b = datasets.load_adult()
     X = np.asarray(b.data, dtype=np.float64)
     yield "adult, dense loader", "clf", *_xy(_split(X, b.target))
-    rng = np.random.default_rng(11)
-    Z = rng.normal(size=(12000, 4))
-    age = rng.normal(40, 13, 12000).clip(17, 90)
-    X = np.c_[Z, age]
-    score = Z @ [1, -1, 0.5, 0.25] + 0.08 * (age - 40) + 0.5 * rng.normal(size=12000)
+    X, score = age_like()
     for name, cut in (("age-like column", 0.0), ("age-like column, 27% positive", 1.2)):
         y = (score > cut).astype(int)
         yield name, "clf", X[:9000], y[:9000], X[9000:], y[9000:]
+
+
+def age_like(n=12000):
+    """The user trial's age-like column (mean 40, sd 13) beside four features
+    of order one, and a linear score of all five: ``(X, score)``, seeded."""
+    rng = np.random.default_rng(11)
+    Z = rng.normal(size=(n, 4))
+    age = rng.normal(40, 13, n).clip(17, 90)
+    score = Z @ [1, -1, 0.5, 0.25] + 0.08 * (age - 40) + 0.5 * rng.normal(size=n)
+    return np.c_[Z, age], score
 
 
 def _xy(split):

@@ -36,6 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from defaults import load, markdown_table, result_parser, run_and_save_stamped  # noqa: E402
+from fit_centring import age_like  # noqa: E402
 from fit_centring import tasks as centring_tasks  # noqa: E402
 from private_centring import _split  # noqa: E402
 from user_transforms import PREPROCESSINGS, apply  # noqa: E402
@@ -53,12 +54,7 @@ HELDOUT = {
 
 def age_task():
     """The user trial's age-like column (mean 40, sd 13) beside four features."""
-    rng = np.random.default_rng(11)
-    n = 12000
-    Z = rng.normal(size=(n, 4))
-    age = rng.normal(40, 13, n).clip(17, 90)
-    X = np.c_[Z, age]
-    y = Z @ [1, -1, 0.5, 0.25] + 0.08 * (age - 40) + 0.5 * rng.normal(size=n)
+    X, y = age_like()
     return X[:9000], y[:9000], X[9000:], y[9000:]
 
 
