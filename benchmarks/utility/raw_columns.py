@@ -13,7 +13,10 @@ estimators' defaults, and through a pipeline whose first step is
 * Adult (``adult.data`` / ``adult.test``), ``LogisticRegression``,
   accuracy.
 
-Total epsilon 0.5 / 1 / 2, median of 3 seeds; scikit-learn on the same
+Adult also at ``delta=0`` (pure DP: ``"auto"`` picks dp-gd), with the
+estimator's own column centring on (the default) and off
+(``feature_centring=None``): the loss a user trial found there (sixteenth
+session). Total epsilon 0.5 / 1 / 2, median of 3 seeds; scikit-learn on the same
 columns for reference (California: ``Ridge(alpha=1e-3)``; Adult:
 ``LogisticRegression(max_iter=2000)`` on the raw columns).
 
@@ -123,12 +126,18 @@ def main():
         "| data | model | scikit-learn | eps=0.5 | eps=1 | eps=2 |",
         "|---|---|---|---|---|---|",
     ]
+    pure = {"delta": 0.0}
     tasks = (
-        ("california (R^2)", _california, Ridge, SkRidge(alpha=1e-3), {}),
+        ("california (R^2)", _california, Ridge, SkRidge(alpha=1e-3), {}, ()),
         ("adult (accuracy)", _adult, LogisticRegression, SkLR(max_iter=2000),
-         {"classes": [0, 1]}),
+         {"classes": [0, 1]},
+         (("defaults, delta=0", pure, False),
+          ("defaults, delta=0, feature_centring=None",
+           {**pure, "feature_centring": None}, False),
+          ("private StandardScaler (Gaussian, delta 1e-6), then defaults, delta=0",
+           pure, True))),
     )  # fmt: skip
-    for name, loader, Est, ref, kw in tasks:
+    for name, loader, Est, ref, kw, extra_rows in tasks:
         try:
             Xtr, ytr, Xte, yte, bounds = loader(home)
         except OSError as exc:  # missing data: skip, say so
@@ -137,19 +146,24 @@ def main():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             sk = ref.fit(Xtr, ytr).score(Xte, yte)
-        for label in ("defaults", "private StandardScaler, then defaults"):
+        rows = (
+            ("defaults", {}, False),
+            ("private StandardScaler, then defaults", {}, True),
+            *extra_rows,
+        )
+        for label, est_kw, scaled in rows:
             row = []
             for eps in EPSILONS:
                 scores = []
                 for seed in range(args.seeds):
-                    if label == "defaults":
-                        model = Est(epsilon=eps, random_state=seed, **kw)
+                    if not scaled:
+                        model = Est(epsilon=eps, random_state=seed, **kw, **est_kw)
                     else:
                         model = make_pipeline(
                             StandardScaler(
                                 bounds=bounds, epsilon=0.1 * eps, random_state=seed
                             ),
-                            Est(epsilon=0.9 * eps, random_state=seed, **kw),
+                            Est(epsilon=0.9 * eps, random_state=seed, **kw, **est_kw),
                         )
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
