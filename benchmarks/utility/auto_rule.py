@@ -101,14 +101,6 @@ CANDIDATES = {
     "adopted + dp-scd for LinearSVC at n <= 1000": lambda f: _row(
         f, f["loss"] == "squared_hinge" and f["n"] <= 1000, "dp-scd"
     ),
-    # the row dropped on 2026-11-28 (dpestim/solvers/_auto.py), still scored
-    "adopted + adp-sgd for Ridge at n <= 3000, epsilon >= 1 (former row)": (
-        lambda f: _row(
-            f,
-            f["loss"] == "squared" and f["n"] <= 3000 and f["epsilon"] >= 1,
-            "adp-sgd",
-        )
-    ),
 }
 
 

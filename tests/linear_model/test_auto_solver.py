@@ -24,41 +24,38 @@ def test_ridge_pick_does_not_depend_on_the_public_bounds_unit():
     b = Ridge(solver="auto", y_bound=(-300, 300), random_state=0, max_iter=2).fit(
         X, 100 * y
     )
-    assert a.solver_.name == b.solver_.name == "dp-sgd"
+    assert a.solver_.name == b.solver_.name == "adp-sgd"  # n <= 3000, epsilon 1
     np.testing.assert_allclose(100 * a.predict(X), b.predict(X), rtol=1e-6, atol=1e-4)
 
 
 @pytest.mark.parametrize(
     "n, epsilon, delta, expected",
     [
-        (300, 1.0, 1e-5, "dp-sgd"),  # small regression (adp-sgd until 2026-11-28)
-        (3000, 2.0, 1e-5, "dp-sgd"),
-        (300, 0.5, 1e-5, "dp-sgd"),
-        (3001, 1.0, 1e-5, "dp-sgd"),
+        (300, 1.0, 1e-5, "adp-sgd"),  # small regression, epsilon >= 1
+        (3000, 2.0, 1e-5, "adp-sgd"),
+        (300, 0.5, 1e-5, "dp-sgd"),  # epsilon below 1
+        (3001, 1.0, 1e-5, "dp-sgd"),  # larger n
         (300, 1.0, 0.0, "dp-nag"),  # pure DP first
     ],
 )
-def test_private_ridge_picks_dp_sgd_at_any_n(n, epsilon, delta, expected):
-    """The former small-regression row (adp-sgd at n <= 3000, epsilon >= 1)
-    is gone: since dp-sgd's settling steps it no longer led on its own
-    derivation tasks (the module docstring of dpestim.solvers._auto)."""
+def test_small_ridge_at_epsilon_one_picks_adp_sgd(n, epsilon, delta, expected):
     X, y = _reg(n)
     m = Ridge(epsilon=epsilon, delta=delta, y_bound=(-3, 3), random_state=0)
     m.set_params(max_iter=2)
     m.fit(X, y)
     assert m.solver_.name == expected
-    assert m.epsilon_ <= epsilon
-    if expected == "dp-sgd":
-        assert m.hyperparameters_["solver"].startswith("dp-sgd ('auto': default")
+    if expected == "adp-sgd":
+        assert m.hyperparameters_["solver"].startswith("adp-sgd ('auto': Ridge, n <=")
+        assert m.epsilon_ <= epsilon
 
 
 @pytest.mark.parametrize(
     "n, y_bound, expected",
     [
         (3001, (-30, 30), "dp-sgd"),  # large n
-        (300, None, "dp-sgd"),  # no bound
-        (300, "data", "dp-sgd"),  # read from the data: not a public bound
-        (300, (-3, 3), "dp-sgd"),  # any public bound
+        (300, None, "adp-sgd"),  # no bound: the small-regression row
+        (300, "data", "adp-sgd"),  # read from the data: not a public bound
+        (300, (-3, 3), "adp-sgd"),  # any public bound
     ],
 )
 def test_ridge_pick_by_n_and_bound(n, y_bound, expected):
@@ -96,7 +93,7 @@ def test_explicit_solver_unchanged_and_table_ends_with_a_default():
     assert (name, reason) == RULES[-1][1:]
     # the paper solvers that never won at their defaults are never picked
     picked = {rule[1] for rule in RULES}
-    assert picked == {"dp-nag", "dp-gd", "dp-sgd", "adassp"}
+    assert picked == {"dp-nag", "dp-gd", "dp-sgd", "adassp", "adp-sgd"}
 
 
 # --- solver="auto" is the default (issue 26) ---------------------------------
@@ -215,9 +212,9 @@ def test_nonprivate_ridge_is_the_exact_ridge():
     assert free.solver_.name == "adassp" and free.y_bound_ is None
     ref = SkRidge(alpha=free.alpha_ * X.shape[0]).fit(X, y)
     np.testing.assert_allclose(free.coef_, ref.coef_, rtol=1e-6, atol=1e-9)
-    # a private fit: dp-sgd
+    # a private fit: the private rows (n = 3000, epsilon 1: the small-regression row)
     private = Ridge(y_bound=(-5, 5), random_state=0, max_iter=2).fit(X, y)
-    assert private.solver_.name == "dp-sgd"
+    assert private.solver_.name == "adp-sgd"
 
 
 def test_adassp_rows_skip_wide_data():
@@ -237,8 +234,8 @@ def test_adassp_rows_skip_wide_data():
 @pytest.mark.parametrize(
     "n, epsilon, expected, stages",
     [
-        (331, 2.0, "dp-sgd", 4),  # the range's share raised (at most 50%)
-        (331, 1.0, "dp-sgd", 1),  # one centre stage is what 50% affords
+        (331, 2.0, "adp-sgd", 4),  # the range's share raised (at most 50%)
+        (331, 1.0, "adp-sgd", 1),  # one centre stage is what 50% affords
         (331, 0.5, "dp-sgd", 0),  # not even one: no range (and a warning)
         (20_000, 1.0, "dp-sgd", 4),  # 5% suffices
     ],

@@ -477,7 +477,8 @@ def test_ridge_small_data_skips_the_estimate_and_says_so():
     est = Ridge(random_state=0).fit(X, y)
     assert est.y_bound_ is None
     assert "not estimated" in est.hyperparameters_["y_bound"]
-    # no estimate composed in: the event is the solver's alone
+    # no estimate composed in: the event is the solver's alone (which may be a
+    # composition itself: "auto" picks adp-sgd for a small Ridge at epsilon 1)
     plain = Ridge(
         solver=est.solver_.name, feature_scale=None, y_bound=None, random_state=0
     ).fit(X, y)
