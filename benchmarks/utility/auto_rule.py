@@ -101,6 +101,11 @@ CANDIDATES = {
     "adopted + dp-scd for LinearSVC at n <= 1000": lambda f: _row(
         f, f["loss"] == "squared_hinge" and f["n"] <= 1000, "dp-scd"
     ),
+    # re-derived 2026-11-28 (dpestim/solvers/_auto.py): the adopted rule
+    # without its adp-sgd row, i.e. dp-sgd for every private Ridge fit
+    "adopted without the adp-sgd row for small Ridge": lambda f: (
+        "dp-sgd" if choose_solver(f)[0] == "adp-sgd" else choose_solver(f)[0]
+    ),
 }
 
 
