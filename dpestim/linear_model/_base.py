@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._distributed import BlockedArray, as_blocked, prepare_blocked
 from ..exceptions import FitDivergedError, UtilityWarning
@@ -28,7 +28,7 @@ from ..utils import check_generator
 from ..utils._progress import fit_progress, plan_line
 from ..utils._rows import row_sq_norms
 from ..utils.fit_warnings import collect_fit_warnings, warn_in_fit
-from ..utils.validation import int32_indices
+from ..utils.validation import int32_indices, validate_private_data
 from ._planning import MAX_NOISE_MULTIPLIER, PlanMixin
 from ._scales import PrivateScalesMixin
 
@@ -172,7 +172,7 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         # No separate finiteness pass: the squared row norms (needed by the
         # solvers anyway, and remembered for them) are finite iff every entry
         # is finite and no row overflows.
-        X, y = validate_data(
+        X, y = validate_private_data(
             self,
             X,
             y,
@@ -521,7 +521,9 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         check_is_fitted(self)
         if isinstance(X, BlockedArray):  # marks X for block-wise fitting only
             X = X.X
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_private_data(
+            self, X, accept_sparse="csr", dtype=np.float64, reset=False
+        )
         return self._scores(X)
 
     def _scores(self, X):

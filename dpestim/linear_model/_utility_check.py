@@ -77,6 +77,9 @@ CHECK_MARGIN = 0.01
 CHECK_CONFIDENCE = 0.25
 #: Sensitivity of ``D`` (module docstring) under each neighbouring relation.
 LIFT_SENSITIVITY = {"add_or_remove_one": 1.0, "replace_one": 2.0}
+#: Above this Laplace scale (a quarter of the lift's range of 2) the warning
+#: says the check is too noisy to tell, instead of quoting the release.
+NOISY_CHECK_SCALE = 0.25
 
 
 def check_epsilon(epsilon, n_samples, neighbouring, share_cap=CHECK_SHARE_CAP):
@@ -198,12 +201,23 @@ class UtilityCheckMixin:
         scale = lift_scale(epsilon, total, neighbouring)
         if not check_fires(self.lift_, scale):
             return []
-        message = (
-            f"the model is not clearly better than predicting one class: its "
-            f"training {what} minus the best constant's is {self.lift_:+.1%} by "
-            f"a private check (Laplace noise of scale {scale:.1%}, "
-            f"epsilon {epsilon:.3g}, counted in the guarantee)"
-        )
+        if scale > NOISY_CHECK_SCALE:
+            # a lift is within [-1, 1]; at this n x epsilon the release is
+            # mostly noise (e.g. -1227448.4% at epsilon 1e-6): say so
+            message = (
+                f"the model is not shown to be better than predicting one "
+                f"class: at this n_samples x epsilon the private check of its "
+                f"training {what} is too noisy to tell (Laplace noise of scale "
+                f"{scale:.3g}, against a largest possible difference of 1; "
+                f"epsilon {epsilon:.3g}, counted in the guarantee)"
+            )
+        else:
+            message = (
+                f"the model is not clearly better than predicting one class: "
+                f"its training {what} minus the best constant's is "
+                f"{self.lift_:+.1%} by a private check (Laplace noise of scale "
+                f"{scale:.1%}, epsilon {epsilon:.3g}, counted in the guarantee)"
+            )
         if diagnosis:
             return [f"{message}; the plan's public diagnosis: {' '.join(diagnosis)}"]
         if getattr(self, "feature_centre_", None) is None:
@@ -218,8 +232,9 @@ class UtilityCheckMixin:
                 "dpestim.preprocessing.StandardScaler with public bounds)"
             )
         return [
-            f"{message}: more rows or a larger epsilon would help; if a column "
-            "has a large offset or scale (a year, a constant, a count in raw "
-            "units), centre and rescale the columns by public constants "
-            f"first{centring}; see the solver guide for the plan's settings."
+            f"{message}: if a column has a large offset or scale (a year, a "
+            "constant, a count or an amount in raw units, which a larger "
+            "epsilon does not fix), centre and rescale the columns by public "
+            f"constants first{centring}; otherwise more rows or a larger "
+            "epsilon would help; see the solver guide for the plan's settings."
         ]

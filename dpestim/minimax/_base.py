@@ -22,7 +22,7 @@ import numpy as np
 from dp_accounting import GaussianDpEvent
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import FitDivergedError, PrivacyBudgetWarning, PrivacyLeakWarning
 from ..losses import SQUARED
@@ -42,6 +42,7 @@ from ..solvers.saddle._sgda_kernels import DUAL_WEIGHTS
 from ..solvers.saddle.sgda import NoisySGDA, SGDAPlan
 from ..utils import check_generator
 from ..utils.fit_warnings import collect_fit_warnings, warn_in_fit
+from ..utils.validation import validate_private_data
 from ._proportions import GroupProportionsMixin
 from ._scales import MinimaxScalesMixin
 
@@ -64,8 +65,25 @@ __all__ = ["BaseMinimaxModel"]
 _LINEAR_SOLVERS = ("noisy-sgda", "dp-smd", "dp-smd-br")
 
 
+def _is_missing(value):
+    """``None``, a float NaN, NaT or ``pandas.NA`` (which refuses ``bool``)."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except (TypeError, ValueError):
+        return True
+
+
 def _sensitive_codes(sensitive_features, n):
     a = np.asarray(sensitive_features, dtype=object)
+    if a.size and any(_is_missing(v) for v in a.ravel()):
+        # a missing label would silently become a group of its own ("nan");
+        # the message names no value (the labels are private)
+        raise ValueError(
+            "sensitive_features has missing values (None / NaN): give those "
+            "rows a group label of their own (e.g. 'unknown') or drop them."
+        )
     if a.ndim == 2:
         a = np.array(["|".join(map(str, row)) for row in a], dtype=object)
     if a.ndim != 1 or a.shape[0] != n:
@@ -254,7 +272,9 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
                 "there is no worst group or fairness constraint; use "
                 "dpestim.LogisticRegression / Ridge for the average loss."
             )
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=False)
+        X, y = validate_private_data(
+            self, X, y, dtype=np.float64, order="C", y_numeric=False
+        )
         n = X.shape[0]
         groups, codes = self._resolve_groups(_sensitive_codes(sensitive_features, n))
         target = self._encode_target(y)
@@ -514,7 +534,7 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         scores : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_private_data(self, X, dtype=np.float64, reset=False)
         b = float(self.feature_bound) * self.feature_scale_
         return np.clip(X, -b, b) @ np.ravel(self.coef_) + np.ravel(self.intercept_)[0]
 

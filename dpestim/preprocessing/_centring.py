@@ -44,7 +44,7 @@ import dp_accounting
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, Options
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._kernels.clipping import clip_factors
 from ..exceptions import UtilityWarning
@@ -53,6 +53,7 @@ from ..privacy.charging import FitCharge, charge_fit
 from ..solvers.saddle import ExponentialMechanismDpEvent
 from ..utils import check_generator
 from ..utils.fit_warnings import warn_in_fit
+from ..utils.validation import validate_private_data
 from ._fit_scales import MAX_DRAW_EPSILON
 from ._grid_quantile import (
     BINS_PER_OCTAVE,
@@ -333,7 +334,7 @@ class PrivateCentrer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self : object
         """
         self._validate_params()
-        X = validate_data(self, X, dtype=np.float64)
+        X = validate_private_data(self, X, dtype=np.float64)
         n, d = X.shape
         T = int(self.n_rounds)
         if math.isinf(self.epsilon):
@@ -405,7 +406,7 @@ class PrivateCentrer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         X_centred : ndarray of shape (n_samples, n_features)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_private_data(self, X, dtype=np.float64, reset=False)
         return X - self.mean_
 
     def inverse_transform(self, X):
@@ -420,5 +421,5 @@ class PrivateCentrer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         X_original : ndarray of shape (n_samples, n_features)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_private_data(self, X, dtype=np.float64, reset=False)
         return X + self.mean_

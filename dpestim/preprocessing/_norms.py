@@ -8,8 +8,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, validate_parameter_constraints
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from ..utils.validation import validate_private_data
 from ._quantile import QUANTILE_CONSTRAINTS, private_quantile
 
 __all__ = ["PrivateRowNormClipper", "RowNormClipper", "estimate_clip_norm"]
@@ -42,7 +43,9 @@ class _BaseClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         X_clipped : same type as X
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_private_data(
+            self, X, accept_sparse="csr", dtype=np.float64, reset=False
+        )
         return _clip_rows(X, self.max_norm_)
 
     def __sklearn_tags__(self):
@@ -91,7 +94,7 @@ class RowNormClipper(_BaseClipper):
         self : object
         """
         self._validate_params()
-        validate_data(self, X, accept_sparse="csr", dtype=np.float64)
+        validate_private_data(self, X, accept_sparse="csr", dtype=np.float64)
         self.max_norm_ = float(self.max_norm)
         self.dp_event_ = dp_accounting.NoOpDpEvent()
         self.epsilon_, self.delta_ = 0.0, 0.0
@@ -160,7 +163,7 @@ class PrivateRowNormClipper(_BaseClipper):
         self : object
         """
         self._validate_params()
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64)
+        X = validate_private_data(self, X, accept_sparse="csr", dtype=np.float64)
         if math.isinf(self.epsilon):
             raise ValueError("epsilon must be finite (use RowNormClipper).")
         self.max_norm_, self.dp_event_ = private_quantile(

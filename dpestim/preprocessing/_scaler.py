@@ -7,11 +7,12 @@ import dp_accounting
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, Options
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import calibrate_noise, compute_epsilon, gaussian_noise
 from ..privacy.charging import FitCharge, charge_fit
 from ..utils import check_generator
+from ..utils.validation import validate_private_data
 
 __all__ = ["StandardScaler"]
 
@@ -154,7 +155,7 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self : object
         """
         self._validate_params()
-        X = validate_data(self, X, dtype=np.float64)
+        X = validate_private_data(self, X, dtype=np.float64)
         n, d = X.shape
         lo, hi = self._bounds(d)
         private = math.isfinite(self.epsilon)
@@ -215,7 +216,7 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         X_scaled : ndarray of shape (n_samples, n_features)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_private_data(self, X, dtype=np.float64, reset=False)
         X = np.clip(X, self.lower_, self.upper_)
         if self.with_mean:
             X = X - self.mean_

@@ -1,11 +1,54 @@
-"""Validation helpers: random state -> Generator, label sets, CSR indices."""
+"""Validation helpers: random state -> Generator, label sets, CSR indices,
+and scikit-learn's ``validate_data`` without data in its messages."""
 
 import math
 import numbers
 
 import numpy as np
+from sklearn.utils.validation import validate_data
 
-__all__ = ["check_generator", "check_label_values", "int32_indices"]
+__all__ = [
+    "check_generator",
+    "check_label_values",
+    "int32_indices",
+    "validate_private_data",
+]
+
+#: Messages of scikit-learn's / NumPy's validation that quote the data (the
+#: whole array for complex input, the offending cell for text), and the
+#: messages that replace them: an exception text lands in logs, and the rows
+#: are private (user trial, 2026-11-28).
+_QUOTING_MESSAGES = (
+    (
+        "Complex data not supported",
+        "Complex data not supported: the input has complex values (not "
+        "printed: the data are private).",
+    ),
+    (
+        "could not convert",
+        "the input has a value that is not a number (not printed: the data "
+        "are private); encode text or categorical columns first (e.g. "
+        "sklearn.preprocessing.OneHotEncoder).",
+    ),
+)
+
+
+def validate_private_data(estimator, *args, **kwargs):
+    """scikit-learn's ``validate_data``, its errors without data values.
+
+    The same checks and results; an error whose message would quote the
+    data (:data:`_QUOTING_MESSAGES`) is raised again, same type, with a
+    message that names the problem and not the values, and without the
+    original as its context (a traceback would print it).
+    """
+    try:
+        return validate_data(estimator, *args, **kwargs)
+    except (ValueError, TypeError) as exc:
+        text = str(exc)
+        for start, replacement in _QUOTING_MESSAGES:
+            if text.startswith(start):
+                raise type(exc)(replacement) from None
+        raise
 
 
 def int32_indices(X):

@@ -137,6 +137,30 @@ def test_check_warns_on_a_fit_no_better_than_the_majority(Est):
     assert len(warned) == 1 and "private check" in warned[0]
 
 
+def test_a_check_too_noisy_to_tell_says_so():
+    """Where the Laplace scale exceeds NOISY_CHECK_SCALE the warning does not
+    quote the release (it read -1227448.4% at epsilon 1e-6 in a user trial)
+    and says the check cannot tell; below it, the release is quoted."""
+    from dpestim.linear_model._utility_check import NOISY_CHECK_SCALE
+
+    X, y = _learnable(200, _seed("check-too-noisy"))
+    est, _ = _fit(LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0), X, y)
+    Y = np.where(y == 1, 1.0, -1.0)[:, None]
+    tiny = 1e-6
+    assert lift_scale(tiny, 200, "add_or_remove_one") > NOISY_CHECK_SCALE
+    # the verdict is as random as the release: the first seed whose draw fires
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        warned = est._utility_check(X, Y, tiny, "add_or_remove_one", rng, [], None)
+        if warned:
+            break
+    (message,) = warned
+    assert "too noisy to tell" in message and "%" not in message
+    assert abs(est.lift_) > 1  # the release itself: mostly noise
+    # the first advice is the one a larger epsilon does not fix
+    assert message.index("large offset or scale") < message.index("more rows")
+
+
 def test_check_off_is_the_former_fit():
     """``utility_check=None``: no check event, and the public warnings as before."""
     X, y = _noise_labels(300, _seed("check-off"))

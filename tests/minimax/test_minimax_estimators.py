@@ -131,6 +131,26 @@ def test_metadata_routing_pipeline_and_grid_search(data):
         grid.fit(X, y, sensitive_features=a)
 
 
+@pytest.mark.parametrize("missing", [np.nan, None, float("nan")])
+@pytest.mark.parametrize("est", ALL, ids=lambda e: type(e).__name__)
+def test_missing_group_labels_are_refused(est, data, missing):
+    """A missing label (NaN / None) would silently become a group "nan"
+    (user trial, 2026-11-28): a ValueError that names the parameter, with no
+    label value in it."""
+    X, y, a = data
+    labels = np.asarray(a, dtype=object).copy()
+    labels[3] = missing
+    with pytest.raises(ValueError, match="sensitive_features has missing") as info:
+        clone(est).fit(X, y, sensitive_features=labels)
+    assert not any(ch.isdigit() for ch in str(info.value))
+    # string labels with a missing entry, as pandas gives them
+    pd = pytest.importorskip("pandas")
+    col = pd.Series(np.where(np.asarray(a) == 0, "a", "b"), dtype="string")
+    col[5] = pd.NA
+    with pytest.raises(ValueError, match="sensitive_features has missing"):
+        clone(est).fit(X, y, sensitive_features=col)
+
+
 def test_bad_input_errors(data):
     X, y, a = data
     clf = MinimaxLogisticRegression(classes=[0, 1], groups=[0, 1], delta=DELTA)
