@@ -109,6 +109,7 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         ],
         "scale_share": [Interval(Real, 0, 1, closed="neither")],
         "feature_centring": [StrOptions({AUTO}), "boolean", None],
+        "feature_balance": [StrOptions({AUTO}), "boolean", None],
     }
 
     def __new__(cls, *args, **kwargs):
@@ -144,6 +145,7 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         feature_scale="auto",
         scale_share=_scales.SCALE_SHARE,
         feature_centring="auto",
+        feature_balance="auto",
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -161,6 +163,7 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         self.feature_scale = feature_scale
         self.scale_share = scale_share
         self.feature_centring = feature_centring
+        self.feature_balance = feature_balance
 
     # -- helpers ---------------------------------------------------------------
 
@@ -289,7 +292,9 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
             )
         self._scale_fit = (scale_plan, rng)
         X_given = X  # the records as given (the composition registry's key)
-        X, centre, centre_notes = self._apply_centring(X, scale_plan, rng)
+        X, centre, balance_scales, centre_notes = self._apply_centring(
+            X, scale_plan, rng
+        )
         X, row_scale, scale_notes = self._apply_feature_scale(
             X, scale_plan, rng, self._row_norm_target(y, solver)
         )
@@ -420,10 +425,13 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         # scikit-learn's convention: coefficients in the dtype of X.
         # coefficients back to the user's units (x' = x / s, w = w' / s)
         coef = result.coef / row_scale if row_scale != 1.0 else result.coef
+        if balance_scales is not None:  # x' = x / sigma per column
+            coef = coef / balance_scales
         intercept = result.intercept
         if centre is not None:  # w . (x - c) + b' = w . x + (b' - w . c)
             intercept = intercept - coef @ centre
         self.feature_centre_ = centre
+        self.feature_balance_ = balance_scales
         self._set_coef(
             coef.astype(coef_dtype, copy=False),
             intercept.astype(coef_dtype, copy=False),
@@ -431,6 +439,8 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
         attributes = dict(result.attributes)
         if "coef_path_" in attributes:  # iterates in the user's units too
             path_w = attributes["coef_path_"] / row_scale
+            if balance_scales is not None:
+                path_w = path_w / balance_scales
             path_b = attributes.get("intercept_path_")
             if path_b is not None and centre is not None:
                 path_b = path_b - np.einsum("...kd,d->...k", path_w, centre)

@@ -62,6 +62,7 @@ class BaseDPLinearClassifier(
         feature_scale="auto",
         scale_share=0.05,
         feature_centring="auto",
+        feature_balance="auto",
         class_prior="auto",
         class_weight=None,
         utility_check="auto",
@@ -83,6 +84,7 @@ class BaseDPLinearClassifier(
             feature_scale=feature_scale,
             scale_share=scale_share,
             feature_centring=feature_centring,
+            feature_balance=feature_balance,
         )
         self.classes = classes
         self.coef_bound = coef_bound

@@ -180,7 +180,25 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         40 and sd 13 beside features of order one) made the constant steps of
         dp-sgd oscillate; its ``"auto"`` steps for ``Ridge`` now settle (R^2
         0.66 -> 0.93 in that user trial;
-        ``doc/benchmarks/private_centring.md``)."""
+        ``doc/benchmarks/private_centring.md``).
+    feature_balance : "auto", bool or None, default="auto"
+        Rescale the columns that dominate the rows' norms, privately, after
+        the in-fit centring (one column left in its own units among scaled
+        ones, a sampling weight of 1e5 or a count in thousands, otherwise
+        sets the row scale alone and the other columns barely move the
+        model, at any epsilon). ``"auto"`` and ``True``: on wherever the
+        centring runs (it reuses its L1 radius ``R``); ``None`` or
+        ``False``: off. One pure-DP draw of 1% of ``epsilon``, counted in
+        ``epsilon`` and ``dp_event_``: the centred rows clipped to L1 norm
+        ``R``, their squared entries summed per column plus Laplace noise
+        (L1 sensitivity ``R^2`` add/remove, ``2 R^2`` replace-one), over
+        ``n``; a column whose noisy mean square exceeds half of the sum over
+        the columns not yet rescaled (and ``ln(d / 0.05)`` noise scales) is
+        divided by its root mean square, the largest first. Columns on
+        comparable scales (with three or more, none carries half of the
+        squared norms) are used as given. ``epsilon = inf``: the exact mean
+        squares. Resolved scales: ``feature_balance_``; see
+        ``doc/benchmarks/column_balance.md``."""
 
 CLASS_PRIOR_PARAM = """class_prior : "auto", array-like of shape (n_classes,) or None, \
 default="auto"
@@ -312,11 +330,18 @@ ATTRIBUTES = """coef_ : ndarray
         rows are clipped to their median L1 norm (a skewed column's centre
         is pulled toward 0) and only columns whose estimate clears the
         noise threshold move (the others stay at 0).
+    feature_balance_ : ndarray of shape (n_features,) or None
+        The column scales ``sigma`` the fit ran at (``(X - c) / sigma``; see
+        ``feature_balance``): the private root mean square of each column
+        found dominant, 1 elsewhere; ``None`` when no column was rescaled.
+        Private (a post-processing of the Laplace release).
     alpha_ : float
         The L2 penalty of the fitted objective in the units of ``X``
         (``alpha``, or ``1e-4 feature_scale_^2`` for ``alpha="auto"``; the
         larger ridge objective perturbation's privacy proof needs, when it
-        raises it: ``hyperparameters_["alpha"]`` in these units).
+        raises it: ``hyperparameters_["alpha"]`` in these units). Columns
+        rescaled by ``feature_balance_`` are penalised in their rescaled
+        units: ``alpha_ sum_j (sigma_j coef_j)^2``.
     max_iter_, batch_size_, learning_rate_ : int, int, float
         The values the run used (``"auto"`` resolved from public quantities).
     hyperparameters_ : dict

@@ -52,6 +52,7 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
         feature_scale="auto",
         scale_share=0.05,
         feature_centring="auto",
+        feature_balance="auto",
     ):
         super().__init__(
             epsilon=epsilon,
@@ -70,6 +71,7 @@ class Ridge(RegressorMixin, BaseDPLinearModel):
             feature_scale=feature_scale,
             scale_share=scale_share,
             feature_centring=feature_centring,
+            feature_balance=feature_balance,
         )
         self.y_bound = y_bound
 

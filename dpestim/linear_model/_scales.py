@@ -15,6 +15,12 @@ import warnings
 import numpy as np
 
 from ..preprocessing import _fit_scales as _scales
+from ..preprocessing._balance import (
+    dominant_scales,
+    exact_column_squares,
+    laplace_column_squares,
+    plan_balance,
+)
 from ..preprocessing._centring import laplace_centre, plan_centring
 from ..preprocessing._fit_scales import TARGET_SHARE_CAP
 from ..preprocessing._scale_plan import _pure_epsilon
@@ -182,6 +188,25 @@ class PrivateScalesMixin:
             return self._centring_default
         return bool(centring)
 
+    def _balance_requested(self):
+        """Whether ``feature_balance`` asks for the column balance (on by
+        default: it runs with the centring, on its radius)."""
+        return bool(getattr(self, "feature_balance", None))
+
+    def _note_balance_not_run(self, plan, why):
+        """Say in ``hyperparameters_`` why a requested balance did not run
+        (public), and warn when it was asked for by name (``True``)."""
+        if not self._balance_requested():
+            return
+        plan.notes["feature_balance"] = f"not run: {why}"
+        if self.feature_balance is True:
+            warnings.warn(
+                f"feature_balance=True was not run: {why}; the columns are used "
+                "at their given scales.",
+                UserWarning,
+                stacklevel=5,
+            )
+
     def _plan_centring(self, plan, n, d, sparse, blocked, solver):
         """Add the in-fit centring to ``plan`` where it runs (public rule).
 
@@ -216,15 +241,16 @@ class PrivateScalesMixin:
         if why is not None:
             plan.notes["feature_centring"] = f"not run: {why}"
             self._warn_centring_not_run(plan.notes["feature_centring"])
+            self._note_balance_not_run(plan, "the in-fit centring did not run")
             return
         if math.isinf(self.epsilon):
             plan.exact_centre = True
+            plan.exact_balance = self._balance_requested()
             return
         sensitivity = 2.0 if solver.neighbouring == "replace_one" else 1.0
         radius_eps, mean_eps, note = plan_centring(self.epsilon, n, d, sensitivity)
-        if note is None and plan.epsilon + radius_eps + mean_eps > (
-            CENTRING_ESTIMATES_CAP * self.epsilon
-        ):
+        cap = CENTRING_ESTIMATES_CAP * self.epsilon
+        if note is None and plan.epsilon + radius_eps + mean_eps > cap:
             note = (
                 f"not run: the other scale estimates already take "
                 f"{plan.epsilon / self.epsilon:.3g} of epsilon (scale_share), "
@@ -233,10 +259,21 @@ class PrivateScalesMixin:
         if note is not None:
             plan.notes["feature_centring"] = note
             self._warn_centring_not_run(note)
+            self._note_balance_not_run(plan, "the in-fit centring did not run")
             return
         plan.centre_radius_epsilon = radius_eps
         plan.centre_epsilon = mean_eps
         plan.centre_sensitivity = sensitivity
+        if self._balance_requested():
+            balance_eps = plan_balance(self.epsilon)
+            if plan.epsilon + balance_eps > cap:  # plan.epsilon: centring in
+                self._note_balance_not_run(
+                    plan,
+                    f"the scale estimates would take more than "
+                    f"{CENTRING_ESTIMATES_CAP:g} of epsilon",
+                )
+            else:
+                plan.balance_epsilon = balance_eps
 
     def _warn_centring_not_run(self, note):
         """Warn when an explicit ``feature_centring=True`` does not run.
@@ -254,14 +291,43 @@ class PrivateScalesMixin:
             )
 
     def _apply_centring(self, X, plan, rng):
-        """``(X - c, c, notes)``: the columns centred as ``plan`` says.
+        """``(X', c, sigma, notes)``: the columns centred, then balanced.
 
-        ``c`` is ``None`` when no centring ran (``X`` is returned as is).
-        The estimator fits ``w . (x - c) + b'`` and releases ``intercept_ =
-        b' - w . c`` (post-processing).
+        ``c`` is ``None`` when no centring ran, ``sigma`` when no column was
+        rescaled (``X`` is returned as is). The estimator fits ``w . ((x -
+        c) / sigma) + b'`` and releases ``coef_ = w / sigma`` and
+        ``intercept_ = b' - coef_ . c`` (post-processing).
         """
+        Xc, c, radius, notes = self._centre_columns(X, plan, rng)
+        if c is None or not (plan.exact_balance or plan.balance_epsilon):
+            note = plan.notes.get("feature_balance")
+            return Xc, c, None, notes | ({"feature_balance": note} if note else {})
+        if plan.exact_balance:
+            m, threshold = exact_column_squares(Xc)
+            how = "exact mean squares (epsilon = inf: read from the data, not private)"
+        else:
+            m, threshold = laplace_column_squares(
+                Xc, radius, plan.balance_epsilon, plan.centre_sensitivity, rng
+            )
+            how = f"private mean squares, epsilon {plan.balance_epsilon:.4g}"
+        sigma = dominant_scales(m, threshold)
+        if sigma is None:
+            note = f"no column dominant ({how})"
+            return Xc, c, None, notes | {"feature_balance": note}
+        scaled = np.flatnonzero(sigma != 1.0)
+        note = (
+            f"{scaled.size} of {sigma.shape[0]} columns dominated the rows' norms "
+            f"and were divided by their root mean squares ({how})"
+        )
+        Xb = np.divide(Xc, sigma, dtype=np.float64).astype(Xc.dtype, copy=False)
+        return Xb, c, sigma, notes | {"feature_balance": note}
+
+    def _centre_columns(self, X, plan, rng):
+        """``(X - c, c, radius, notes)`` of the in-fit centring (``c`` None:
+        not run; ``radius``: the released L1 radius, inf when exact)."""
         if plan.exact_centre:
             c = X.mean(axis=0, dtype=np.float64)
+            radius = math.inf
             note = "exact column means (epsilon = inf: read from the data, not private)"
         elif plan.centre_epsilon is not None:
             c, radius = laplace_centre(
@@ -279,12 +345,13 @@ class PrivateScalesMixin:
             return (
                 X,
                 None,
+                None,
                 {k: v for k, v in plan.notes.items() if k == "feature_centring"},
             )
         # cannot overflow: validated rows are below about 1e154 and the
         # centre within the radius plus the noise's threshold of them
         Xc = np.subtract(X, c, dtype=np.float64).astype(X.dtype, copy=False)
-        return Xc, c, {"feature_centring": note}
+        return Xc, c, radius, {"feature_centring": note}
 
     def _apply_feature_scale(self, X, scale_plan, rng, target=None):
         """``(X / s, s, notes)``: the rows in the units the rules assume.

@@ -82,6 +82,14 @@ class ScalePlan:
     exact_centre : bool
         A non-private fit (``epsilon = inf``) centred by the exact column
         means (the mechanism's limit; no event).
+    balance_epsilon : float or None
+        Epsilon of the column balance (``feature_balance``): the Laplace
+        mean squares of the centred rows clipped to the centring's radius
+        (:mod:`~dpestim.preprocessing._balance`); ``None``: not run. Its
+        L1 sensitivity is ``centre_sensitivity`` in units of the radius
+        squared.
+    exact_balance : bool
+        A non-private fit balanced by the exact mean squares (no event).
     """
 
     def __init__(
@@ -108,6 +116,8 @@ class ScalePlan:
         self.centre_epsilon = None
         self.centre_sensitivity = 1.0
         self.exact_centre = False
+        self.balance_epsilon = None
+        self.exact_balance = False
 
     def events(self):
         """The events of every draw, in the order they run (the check last)."""
@@ -116,6 +126,8 @@ class ScalePlan:
             out.append(ExponentialMechanismDpEvent(self.centre_radius_epsilon))
             # Laplace noise scale / L1 sensitivity: noise multiplier 1 / eps
             out.append(dp_accounting.LaplaceDpEvent(1.0 / self.centre_epsilon))
+        if self.balance_epsilon is not None:
+            out.append(dp_accounting.LaplaceDpEvent(1.0 / self.balance_epsilon))
         if self.row_epsilon is not None:
             out.append(ExponentialMechanismDpEvent(self.row_epsilon))
         if self.target_epsilon is not None:
@@ -144,11 +156,13 @@ def estimates_line(plan, epsilon):
         return ""
     spent = plan.epsilon
     centred = plan.centre_epsilon is not None
+    balanced = plan.balance_epsilon is not None
     n_em = (
         len(events)
         - (plan.class_epsilon is not None)
         - (plan.check_epsilon is not None)
         - 2 * centred
+        - balanced
     )
     parts = []
     if centred:
@@ -158,6 +172,12 @@ def estimates_line(plan, epsilon):
             f"a Laplace mean of the rows clipped to R of epsilon "
             f"{plan.centre_epsilon:.4g} (L1 sensitivity R add/remove, 2 R "
             "replace-one)"
+        )
+    if balanced:
+        parts.append(
+            "a column balance: Laplace mean squares of the centred rows "
+            f"clipped to R of epsilon {plan.balance_epsilon:.4g} (L1 "
+            "sensitivity R^2 add/remove, 2 R^2 replace-one)"
         )
     if n_em:
         em_eps = plan.row_epsilon

@@ -1,0 +1,140 @@
+"""feature_balance: columns that dominate the rows' norms, scaled privately."""
+
+import math
+import warnings
+import zlib
+
+import dp_accounting
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from dpestim import LinearSVC, LogisticRegression, Ridge
+from dpestim.preprocessing._balance import BALANCE_SHARE
+
+
+def _seed(*parts):
+    return zlib.crc32("/".join(map(str, parts)).encode())
+
+
+def _one_raw_column(n=20_000, seed=0, regression=False):
+    """Five informative columns of order one and a sixth in its own units
+    (spread 1e5, uninformative): the user trial's trap (Adult's fnlwgt)."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, 5))
+    raw = 2e5 + 1e5 * rng.normal(size=n)
+    X = np.c_[Z, raw]
+    signal = Z @ np.array([1.0, -1.0, 0.5, 0.5, 0.25])
+    if regression:
+        return X, signal + 0.5 * rng.normal(size=n)
+    return X, (signal + 0.5 * rng.normal(size=n) > 0).astype(int)
+
+
+def _laplace(event):
+    if isinstance(event, dp_accounting.ComposedDpEvent):
+        return [e for sub in event.events for e in _laplace(sub)]
+    return [event] if isinstance(event, dp_accounting.LaplaceDpEvent) else []
+
+
+def _quiet_fit(est, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return est.fit(X, y)
+
+
+@pytest.mark.parametrize("Est", [LogisticRegression, LinearSVC])
+def test_a_raw_column_no_longer_sinks_a_classifier(Est):
+    X, y = _one_raw_column(seed=_seed("classifier"))
+    Xt, yt = _one_raw_column(5000, seed=_seed("classifier", "test"))
+    kw = dict(epsilon=1.0, classes=[0, 1], random_state=0)
+    off = _quiet_fit(Est(feature_balance=None, **kw), X, y)
+    on = _quiet_fit(Est(**kw), X, y)
+    majority = max(yt.mean(), 1 - yt.mean())
+    assert off.score(Xt, yt) < majority + 0.05  # the trap
+    assert on.score(Xt, yt) > 0.9
+    sigma = on.feature_balance_
+    assert sigma is not None and np.all(sigma[:5] == 1.0)
+    assert 0.5e5 < sigma[5] < 1.2e5  # about the column's spread
+    assert "1 of 6 columns" in on.hyperparameters_["feature_balance"]
+
+
+def test_a_raw_column_no_longer_sinks_ridge():
+    X, y = _one_raw_column(seed=_seed("ridge"), regression=True)
+    Xt, yt = _one_raw_column(5000, seed=_seed("ridge", "test"), regression=True)
+    off = _quiet_fit(Ridge(feature_balance=None, random_state=0), X, y)
+    on = _quiet_fit(Ridge(random_state=0), X, y)
+    assert off.score(Xt, yt) < 0.2
+    assert on.score(Xt, yt) > 0.8
+
+
+def test_event_budget_and_report():
+    X, y = _one_raw_column(seed=_seed("event"))
+    eps = 1.0
+    on = _quiet_fit(
+        LogisticRegression(epsilon=eps, classes=[0, 1], random_state=0), X, y
+    )
+    off = _quiet_fit(
+        LogisticRegression(
+            epsilon=eps, classes=[0, 1], random_state=0, feature_balance=None
+        ),
+        X,
+        y,
+    )
+    extra = len(_laplace(on.dp_event_)) - len(_laplace(off.dp_event_))
+    assert extra == 1
+    assert any(
+        e.noise_multiplier == pytest.approx(1.0 / (BALANCE_SHARE * eps))
+        for e in _laplace(on.dp_event_)
+    )
+    assert on.epsilon_ <= eps and off.epsilon_ <= eps
+    assert "column balance" in str(on.privacy_report())
+    assert off.feature_balance_ is None
+
+
+def test_comparable_columns_are_used_as_given():
+    rng = np.random.default_rng(_seed("comparable"))
+    X = np.c_[rng.normal(size=(20_000, 4)), rng.random((20_000, 3)) < 0.3]
+    y = (X[:, 0] > 0).astype(int)
+    fit = _quiet_fit(LogisticRegression(classes=[0, 1], random_state=0), X, y)
+    assert fit.feature_balance_ is None
+    assert fit.hyperparameters_["feature_balance"].startswith("no column dominant")
+
+
+def test_epsilon_inf_is_the_fit_on_the_rescaled_columns():
+    """The exact limit: the balanced fit predicts as a fit on the data with
+    the dominant column divided by its exact root mean square (centred)."""
+    X, y = _one_raw_column(5000, seed=_seed("inf"), regression=True)
+    fit = Ridge(epsilon=math.inf).fit(X, y)
+    rms = np.sqrt(np.mean((X[:, 5] - X[:, 5].mean()) ** 2))
+    assert fit.feature_balance_[5] == pytest.approx(rms)
+    Xs = X.copy()
+    Xs[:, 5] /= rms
+    ref = Ridge(epsilon=math.inf, feature_balance=None).fit(Xs, y)
+    np.testing.assert_allclose(fit.predict(X), ref.predict(Xs), rtol=1e-6, atol=1e-6)
+    assert fit.score(X, y) > 0.9
+
+
+def test_not_run_where_the_centring_does_not_run():
+    X, y = _one_raw_column(300, seed=_seed("small"))
+    fit = _quiet_fit(LogisticRegression(classes=[0, 1], random_state=0), X, y)
+    assert fit.feature_balance_ is None
+    assert fit.hyperparameters_["feature_balance"].startswith("not run")
+    with pytest.warns(UserWarning, match="feature_balance=True was not run"):
+        LogisticRegression(classes=[0, 1], random_state=0, feature_balance=True).fit(
+            X, y
+        )
+    # sparse input: no centring, no balance, nothing spent on it
+    big, yb = _one_raw_column(seed=_seed("sparse"))
+    fit = _quiet_fit(
+        LogisticRegression(classes=[0, 1], random_state=0), sp.csr_matrix(big), yb
+    )
+    assert fit.feature_balance_ is None
+    assert not any(
+        "column balance" in line for line in str(fit.privacy_report()).splitlines()
+    )
+
+
+def test_parameter_is_validated():
+    X, y = _one_raw_column(200, seed=_seed("param"))
+    with pytest.raises(ValueError, match="feature_balance"):
+        LogisticRegression(classes=[0, 1], feature_balance="yes").fit(X, y)
