@@ -261,6 +261,12 @@ ENTRIES = [
         ("--seeds", "3"),
     ),
     Entry(
+        "column_balance",
+        "utility/column_balance.py",
+        ("--seeds", "1", "--out", "/tmp/column_balance_quick.md"),
+        ("--seeds", "3"),
+    ),
+    Entry(
         "final_intercept_pure",
         "utility/final_intercept.py",
         ("--pure", "--seeds", "1", "--out", "/tmp/final_intercept_pure_quick.md"),
