@@ -200,6 +200,7 @@ def tasks():
 
 def run(args):
     import sklearn.linear_model as sk
+    from sklearn.svm import LinearSVC as SkLinearSVC
 
     import dpestim
 
@@ -215,7 +216,7 @@ def run(args):
         if est_name == "Ridge" and np.ptp(ytr) > 1e3:  # dollars: scikit-learn's alpha
             ref = sk.Ridge(alpha=1e-3)
         else:
-            ref = {"Ridge": sk.Ridge(), "LinearSVC": sk.LinearSVC()}.get(
+            ref = {"Ridge": sk.Ridge(), "LinearSVC": SkLinearSVC()}.get(
                 est_name, sk.LogisticRegression(max_iter=3000)
             )
         with warnings.catch_warnings():
