@@ -117,7 +117,9 @@ def dominant_scales(m, threshold):
     sigma = np.ones(m.shape[0])
     active = np.ones(m.shape[0], dtype=bool)
     while True:
-        rest = float(np.clip(m[active], 0.0, None).sum())
+        # unbiased: the noise of the many small columns sums to about 0
+        # (their positive parts alone would add half a noise scale each)
+        rest = float(m[active].sum())
         candidates = np.flatnonzero(active & (m > DOMINANCE * rest) & (m > threshold))
         if candidates.size == 0 or rest <= 0.0:
             break

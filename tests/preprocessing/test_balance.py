@@ -90,6 +90,10 @@ def test_dominant_columns_are_found_largest_first():
     sigma = dominant_scales(np.array([1.0 + 1e-9, 1.0]), 0.0)
     assert sigma[0] == pytest.approx(1.0) and sigma[1] == 1.0
     assert DOMINANCE == 0.5
+    # the rest's sum is unbiased: the noise of many small columns (here +-1)
+    # cancels; their positive parts alone (+50) would hide the dominant one
+    noisy = np.r_[10.0, np.tile([1.0, -1.0], 50)]
+    assert dominant_scales(noisy, 5.0)[0] == pytest.approx(np.sqrt(10.0))
     # a release that overflowed says nothing
     assert dominant_scales(np.array([np.inf, 1.0]), 0.0) is None
 

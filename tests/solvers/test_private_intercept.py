@@ -310,7 +310,11 @@ def test_ridge_at_delta_zero_reports_the_query_and_meets_epsilon():
     rng = np.random.default_rng(_seed("ridge-pure"))
     X = rng.normal(size=(20000, 4))
     y = np.exp(0.3 * X[:, 0] + rng.normal(size=20000))  # mean > median
-    kw = dict(epsilon=2.0, delta=0.0, solver="dp-nag", random_state=0)
+    # the column balance off (it finds nothing here, but its draw moves the
+    # seeded stream, and the gap below rests on one draw of the query)
+    kw = dict(
+        epsilon=2.0, delta=0.0, solver="dp-nag", random_state=0, feature_balance=None
+    )
     on = Ridge(**kw).fit(X, y)
     assert on.epsilon_ <= 2.0
     assert "one Laplace query on the residuals" in str(on.privacy_report())
