@@ -321,7 +321,7 @@ def report(records, command, cpu_s, commit="?"):
 def main():
     p = result_parser(__doc__, "column_balance.md", seeds=3)
     args = p.parse_args()
-    run_and_save_stamped(__file__, args, run, report)
+    run_and_save_stamped("column_balance.py", args, run, report)
 
 
 if __name__ == "__main__":
