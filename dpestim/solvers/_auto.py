@@ -157,7 +157,8 @@ and ``private_target_range_heldout.md``, 5 seeds, epsilon 1 / 2) adp-sgd
 leads in 17 of 26 cells of diabetes and the California, Adult and Bank
 tasks at 331 / 1,000 / 3,000 rows (dp-sgd in all six of California's) and
 in 19 of 24 held-out ones (COMPAS's age and prior count, German's amount
-and duration, 331-3,000 rows), and dp-sgd's losses are the large ones:
+and duration, 331-3,000 rows; 17 and 17 of 24 rerun at 724103f, with the
+column balance), and dp-sgd's losses are the large ones:
 Adult's age at 331 rows and epsilon 1 -0.535 against -0.008, German's
 duration -0.654 against -0.255, Bank's age -0.239 against -0.041 (adp-sgd's
 largest: diabetes at epsilon 2, 0.067 against 0.206). The default path
@@ -280,7 +281,7 @@ RULES = (
         f"Ridge, n <= {ADP_SGD_MAX_SAMPLES} and epsilon >= "
         f"{ADP_SGD_MIN_EPSILON:g}: adp-sgd (decaying steps, the noise of each "
         "matched to its size) leads dp-sgd on small regressions with the "
-        "private target range, the default y_bound='auto' (36 of 50 cells of "
+        "private target range, the default y_bound='auto' (34 of 50 cells of "
         "331-3,000 rows, where dp-sgd's losses are the large ones: Adult's age, "
         "331 rows, epsilon 1: R^2 -0.008 against -0.535; "
         "benchmarks/results/private_target_range.md); with a public bound the "
