@@ -293,10 +293,10 @@ class PrivateScalesMixin:
     def _apply_centring(self, X, plan, rng):
         """``(X', c, sigma, notes)``: the columns centred, then balanced.
 
-        ``c`` is ``None`` when no centring ran, ``sigma`` when no column was
-        rescaled (``X`` is returned as is). The estimator fits ``w . ((x -
-        c) / sigma) + b'`` and releases ``coef_ = w / sigma`` and
-        ``intercept_ = b' - coef_ . c`` (post-processing).
+        ``c`` is ``None`` when no centring ran and ``sigma`` is ``None`` when
+        no column was rescaled. The estimator fits ``w . ((x - c) / sigma) +
+        b'`` and releases ``coef_ = w / sigma`` and ``intercept_ = b' - coef_
+        . c`` (post-processing).
         """
         Xc, c, radius, notes = self._centre_columns(X, plan, rng)
         if c is None or not (plan.exact_balance or plan.balance_epsilon):
