@@ -17,8 +17,10 @@ one-shot ``"adassp"`` solver and ``solver="auto"`` on a small regression with
 a public target bound, imbalanced classes, and columns on very different
 scales (one row scale cannot fix those: standardise the columns privately),
 data beyond the private scales' grid (the fit warns), sparse rows that are
-mostly empty, a skewed regression target (the final private intercept), and
-a column with a large offset (private centring in fit, or in a pipeline).
+mostly empty, a skewed regression target (the final private intercept), a
+column with a large offset (private centring in fit, or in a pipeline), and
+one column left in its own units among scaled ones (the private column
+balance in fit, ``feature_balance``).
 Run: ``python examples/data_on_any_scale.py``.
 """
 
@@ -243,4 +245,30 @@ pipeline = models["PrivateCentrer first"]
 print(
     "the pipeline's epsilon, both steps: "
     f"{workflow_guarantee(pipeline, delta=1e-5).epsilon:.3f}"
+)
+
+# -- 10. one column in its own units among scaled ones: private column balance ---
+# Centring removes offsets, not spreads. A column left in its own units beside
+# scaled ones (a sampling weight of 1e5, a count in thousands) still sets the row
+# scale alone, and the other columns barely move the model, at any epsilon. Right
+# after the centring, each estimator measures the columns' mean squares privately
+# (a Laplace release at 1% of epsilon, on the rows clipped to the centring's
+# radius) and divides a column that carries more than half of the rows' squared
+# norms by its root mean square (feature_balance="auto", the default; None turns
+# it off). feature_balance_ holds the scales; coef_ is in the columns' own units.
+weight = 2e5 + 1e5 * rng.standard_normal(n)  # in its own units, no signal
+X_weight = np.c_[X, weight]
+y_weight = (X @ np.array([1.0, -1.0, 0.5, 0.0, 0.0]) > 0).astype(int)
+for balance in (None, "auto"):
+    clf = LogisticRegression(
+        epsilon=1.0, classes=[0, 1], random_state=0, feature_balance=balance
+    ).fit(X_weight, y_weight)
+    print(
+        f"a raw weight column, feature_balance={balance!r}: accuracy "
+        f"{clf.score(X_weight, y_weight):.3f}"
+    )
+print(
+    f"the weight column's private scale: {clf.feature_balance_[-1]:.3g} "
+    f"(its standard deviation: {weight.std():.3g}); "
+    f"{clf.hyperparameters_['feature_balance']}"
 )
