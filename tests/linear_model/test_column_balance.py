@@ -114,6 +114,34 @@ def test_epsilon_inf_is_the_fit_on_the_rescaled_columns():
     assert fit.score(X, y) > 0.9
 
 
+def test_epsilon_inf_limit_is_scikit_learns_ridge_on_the_rescaled_columns():
+    """The named reference: scikit-learn's Ridge at the same ``alpha_`` on the
+    columns divided by ``feature_balance_`` (the penalty is on the rescaled
+    coefficients), mapped back to the columns' own units."""
+    from sklearn.linear_model import Ridge as SkRidge
+
+    X, y = _one_raw_column(5000, seed=_seed("inf-sklearn"), regression=True)
+    fit = Ridge(epsilon=math.inf).fit(X, y)
+    sigma = fit.feature_balance_
+    assert sigma is not None and sigma[5] > 1e4
+    ref = SkRidge(alpha=fit.alpha_ * X.shape[0]).fit(X / sigma, y)
+    np.testing.assert_allclose(fit.coef_, ref.coef_ / sigma, rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(fit.intercept_, ref.intercept_, rtol=1e-6)
+
+
+def test_the_balance_is_charged_to_the_active_budget():
+    from dpestim.model_selection import PrivacyBudget
+
+    X, y = _one_raw_column(seed=_seed("budget"), regression=True)
+    budget = PrivacyBudget(2.0, 1e-5)
+    with budget:
+        fit = _quiet_fit(Ridge(epsilon=1.0, random_state=0), X, y)
+    assert fit.feature_balance_ is not None
+    charged = [e for r in budget.records for e in getattr(r[0], "events", [r[0]])]
+    assert dp_accounting.LaplaceDpEvent(1.0 / BALANCE_SHARE) in charged
+    assert budget.spent()[0] <= 1.0 + 1e-9
+
+
 def test_not_run_where_the_centring_does_not_run():
     X, y = _one_raw_column(300, seed=_seed("small"))
     fit = _quiet_fit(LogisticRegression(classes=[0, 1], random_state=0), X, y)
