@@ -43,7 +43,7 @@ import math
 import numpy as np
 
 from .._kernels.clipping import clip_factors
-from ._centring import laplace_move_threshold
+from ._centring import _row_norms, laplace_move_threshold
 from ._fit_scales import MAX_DRAW_EPSILON
 
 __all__ = [
@@ -89,9 +89,7 @@ def _clipped_squares(X, radius):
     clip_factors`). A row adds a vector of L1 norm ``||x||_2^2 <= radius^2``.
     """
     D = np.asarray(X, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        l1 = np.abs(D).sum(axis=1)
-    factors = clip_factors(l1, radius, D.shape[1])
+    factors = clip_factors(_row_norms(D, 1), radius, D.shape[1])
     keep = factors > 0
     with np.errstate(over="ignore"):
         clipped = D[keep] * factors[keep, None]

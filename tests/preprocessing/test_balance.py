@@ -4,6 +4,7 @@ import zlib
 
 import numpy as np
 import pytest
+from neighbour_rows import random_scaled_rows
 
 from dpestim.preprocessing._balance import (
     DOMINANCE,
@@ -27,14 +28,8 @@ def test_clipped_squares_sensitivity_on_random_neighbours(case):
     rng = np.random.default_rng(_seed("balance", case))
     worst_remove = worst_replace = 0.0
     for _ in range(200):
-        n, d = int(rng.integers(2, 30)), int(rng.integers(1, 12))
-        D = rng.normal(size=(n, d)) * 10.0 ** rng.uniform(-3, 3, size=(n, 1))
-        if rng.random() < 0.3:
-            D[int(rng.integers(n))] *= 1e150  # huge, and some overflow
-        if rng.random() < 0.2:
-            D[int(rng.integers(n)), 0] = 1e300
-        r = float(10.0 ** rng.uniform(-2, 2))
-        k = int(rng.integers(n))
+        D, r, k = random_scaled_rows(rng)
+        d = D.shape[1]
         full = _clipped_squares(D, r)
         assert np.isfinite(full).all()
         less = _clipped_squares(np.delete(D, k, axis=0), r)

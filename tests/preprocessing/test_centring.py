@@ -7,6 +7,7 @@ import dp_accounting
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from neighbour_rows import random_scaled_rows
 from sklearn.pipeline import make_pipeline
 
 from dpestim import LogisticRegression, UtilityWarning
@@ -37,14 +38,7 @@ def test_clipped_sum_sensitivity_on_random_neighbours(case):
     rng = np.random.default_rng(_seed("centring", case))
     worst = 0.0
     for _ in range(200):
-        n, d = int(rng.integers(2, 30)), int(rng.integers(1, 12))
-        D = rng.normal(size=(n, d)) * 10.0 ** rng.uniform(-3, 3, size=(n, 1))
-        if rng.random() < 0.3:
-            D[int(rng.integers(n))] *= 1e150  # huge, and some overflow
-        if rng.random() < 0.2:
-            D[int(rng.integers(n)), 0] = 1e300 if rng.random() < 0.5 else 1e200
-        r = float(10.0 ** rng.uniform(-2, 2))
-        k = int(rng.integers(n))
+        D, r, k = random_scaled_rows(rng)
         full = _clipped_sum(D, r)
         less = _clipped_sum(np.delete(D, k, axis=0), r)
         assert np.isfinite(full).all()
