@@ -18,6 +18,7 @@ from ..preprocessing import _fit_scales as _scales
 from ..preprocessing._balance import (
     dominant_scales,
     exact_column_squares,
+    l2_column_squares,
     laplace_column_squares,
     plan_balance,
 )
@@ -265,7 +266,9 @@ class PrivateScalesMixin:
         plan.centre_epsilon = mean_eps
         plan.centre_sensitivity = sensitivity
         if self._balance_requested():
-            balance_eps = plan_balance(self.epsilon)
+            balance_eps, rounds = plan_balance(self.epsilon, n)
+            if plan.epsilon + balance_eps + sum(map(sum, rounds)) > cap:
+                rounds = ()  # the first release alone, if it fits
             if plan.epsilon + balance_eps > cap:  # plan.epsilon: centring in
                 self._note_balance_not_run(
                     plan,
@@ -274,6 +277,7 @@ class PrivateScalesMixin:
                 )
             else:
                 plan.balance_epsilon = balance_eps
+                plan.balance_rounds = rounds
 
     def _warn_centring_not_run(self, note):
         """Warn when an explicit ``feature_centring=True`` does not run.
@@ -311,6 +315,9 @@ class PrivateScalesMixin:
             )
             how = f"private mean squares, epsilon {plan.balance_epsilon:.4g}"
         sigma = dominant_scales(m, threshold)
+        if plan.balance_rounds:
+            Xc, c, sigma, rounds = self._later_rounds(Xc, c, sigma, plan, rng)
+            how += f", {rounds} of {1 + len(plan.balance_rounds)} rounds run"
         if sigma is None:
             note = f"no column dominant ({how})"
             return Xc, c, None, notes | {"feature_balance": note}
@@ -321,6 +328,38 @@ class PrivateScalesMixin:
         )
         Xb = np.divide(Xc, sigma, dtype=np.float64).astype(Xc.dtype, copy=False)
         return Xb, c, sigma, notes | {"feature_balance": note}
+
+    def _later_rounds(self, Xc, c, sigma, plan, rng):
+        """``(X - c', c', sigma', rounds run)``: the balance's later rounds.
+
+        Each, while the round before it scaled a column: the in-fit
+        centring's round (:func:`~dpestim.preprocessing._centring.
+        laplace_centre`) on the balanced rows ``Xc / sigma``, then the
+        release of their mean squares clipped to a private L2 radius
+        (:func:`~dpestim.preprocessing._balance.l2_column_squares`); the
+        centres add (``c + sigma shift``) and the scales multiply. Every
+        planned round is charged, run or not (``plan.balance_rounds``).
+        """
+        rounds = 1
+        sensitivity = plan.centre_sensitivity
+        for radius_eps, mean_eps, l2_eps, squares_eps in plan.balance_rounds:
+            if sigma is None:
+                break
+            rows = np.divide(Xc, sigma, dtype=np.float64)
+            shift, _ = laplace_centre(rows, radius_eps, mean_eps, sensitivity, rng)
+            rows -= shift
+            c = c + sigma * shift
+            Xc = (Xc - sigma * shift).astype(Xc.dtype, copy=False)
+            m, threshold = l2_column_squares(
+                rows, l2_eps, squares_eps, sensitivity, rng
+            )
+            rounds += 1
+            more = dominant_scales(m, threshold)
+            if more is not None:
+                sigma = sigma * more
+            else:
+                break
+        return Xc, c, sigma, rounds
 
     def _centre_columns(self, X, plan, rng):
         """``(X - c, c, radius, notes)`` of the in-fit centring (``c`` None:

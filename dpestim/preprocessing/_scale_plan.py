@@ -87,7 +87,13 @@ class ScalePlan:
         mean squares of the centred rows clipped to the centring's radius
         (:mod:`~dpestim.preprocessing._balance`); ``None``: not run. Its
         L1 sensitivity is ``centre_sensitivity`` in units of the radius
-        squared.
+        squared. Its first release where later rounds are planned.
+    balance_rounds : tuple of (float, float, float, float)
+        The balance's later rounds (``_balance.plan_balance``), each the
+        epsilons of a private median L1 norm of the balanced rows, of their
+        Laplace mean clipped to it, of a private median L2 norm of the
+        re-centred rows and of their Laplace mean squares clipped to it;
+        charged whether they run or not.
     exact_balance : bool
         A non-private fit balanced by the exact mean squares (no event).
     """
@@ -117,6 +123,7 @@ class ScalePlan:
         self.centre_sensitivity = 1.0
         self.exact_centre = False
         self.balance_epsilon = None
+        self.balance_rounds = ()
         self.exact_balance = False
 
     def events(self):
@@ -128,6 +135,11 @@ class ScalePlan:
             out.append(dp_accounting.LaplaceDpEvent(1.0 / self.centre_epsilon))
         if self.balance_epsilon is not None:
             out.append(dp_accounting.LaplaceDpEvent(1.0 / self.balance_epsilon))
+            for radius_eps, mean_eps, l2_eps, squares_eps in self.balance_rounds:
+                out.append(ExponentialMechanismDpEvent(radius_eps))
+                out.append(dp_accounting.LaplaceDpEvent(1.0 / mean_eps))
+                out.append(ExponentialMechanismDpEvent(l2_eps))
+                out.append(dp_accounting.LaplaceDpEvent(1.0 / squares_eps))
         if self.row_epsilon is not None:
             out.append(ExponentialMechanismDpEvent(self.row_epsilon))
         if self.target_epsilon is not None:
@@ -163,6 +175,7 @@ def estimates_line(plan, epsilon):
         - (plan.check_epsilon is not None)
         - 2 * centred
         - balanced
+        - 4 * len(plan.balance_rounds)
     )
     parts = []
     if centred:
@@ -174,10 +187,20 @@ def estimates_line(plan, epsilon):
             "replace-one)"
         )
     if balanced:
+        rounds = plan.balance_rounds
+        later = (
+            f", then up to {len(rounds)} later round(s) on the balanced rows, "
+            f"each a median L1 norm and a Laplace mean of the rows clipped to "
+            f"it, a median L2 norm R' and Laplace mean squares of the rows "
+            f"clipped to R' (L1 sensitivity R'^2), of epsilon {rounds[0][0]:.4g} "
+            "each (charged whether they run or not)"
+            if rounds
+            else ""
+        )
         parts.append(
             "a column balance: Laplace mean squares of the centred rows "
             f"clipped to R of epsilon {plan.balance_epsilon:.4g} (L1 "
-            "sensitivity R^2 add/remove, 2 R^2 replace-one)"
+            f"sensitivity R^2 add/remove, 2 R^2 replace-one){later}"
         )
     if n_em:
         em_eps = plan.row_epsilon
