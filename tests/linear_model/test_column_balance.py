@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 from dpestim import LinearSVC, LogisticRegression, Ridge
-from dpestim.preprocessing._balance import BALANCE_SHARE
+from dpestim.preprocessing._balance import BALANCE_SHARE, LATER_SHARE
 
 
 def _seed(*parts):
@@ -166,3 +166,52 @@ def test_parameter_is_validated():
     X, y = _one_raw_column(200, seed=_seed("param"))
     with pytest.raises(ValueError, match="feature_balance"):
         LogisticRegression(classes=[0, 1], feature_balance="yes").fit(X, y)
+
+
+def _em_count(event):
+    if isinstance(event, dp_accounting.ComposedDpEvent):
+        return sum(_em_count(sub) for sub in event.events)
+    return int(type(event).__name__ == "ExponentialMechanismDpEvent")
+
+
+def _two_raw_columns(n, seed):
+    """The one-raw-column task plus a second uninformative column of spread
+    50 (beside the first's 1e5: below the first release's noise)."""
+    X, y = _one_raw_column(n, seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    return np.c_[X, 300.0 + 50.0 * rng.normal(size=n)], y
+
+
+def test_a_later_round_scales_the_column_the_first_missed():
+    """At epsilon n = 40,000 one later round is planned: it re-centres the
+    balanced rows and finds the second raw column, which the first release
+    (its noise set by the 1e5 column) cannot see; both are charged."""
+    X, y = _two_raw_columns(40_000, _seed("later"))
+    Xt, yt = _two_raw_columns(5000, _seed("later", "test"))
+    kw = dict(epsilon=1.0, classes=[0, 1], random_state=0)
+    fit = _quiet_fit(LogisticRegression(**kw), X, y)
+    sigma = fit.feature_balance_
+    assert np.all(sigma[:5] == 1.0) and sigma[5] > 1e4 and 20 < sigma[6] < 100
+    assert "2 of 2 rounds run" in fit.hyperparameters_["feature_balance"]
+    assert fit.score(Xt, yt) > 0.9
+    off = _quiet_fit(LogisticRegression(feature_balance=None, **kw), X, y)
+    # the later round: an L1 radius, a Laplace mean, an L2 radius, squares
+    assert len(_laplace(fit.dp_event_)) - len(_laplace(off.dp_event_)) == 3
+    assert _em_count(fit.dp_event_) - _em_count(off.dp_event_) == 2
+    later = [e.noise_multiplier for e in _laplace(fit.dp_event_)]
+    assert later.count(pytest.approx(4.0 / LATER_SHARE)) == 2
+    assert fit.epsilon_ <= 1.0 and "later round" in str(fit.privacy_report())
+
+
+def test_later_rounds_are_charged_when_they_do_not_run():
+    """Comparable columns at epsilon n = 40,000: no column is dominant, so
+    the later round does not run, and its budget is spent all the same (it
+    was planned before any release read the data)."""
+    rng = np.random.default_rng(_seed("charged"))
+    X = rng.normal(size=(40_000, 6))
+    y = (X[:, 0] > 0).astype(int)
+    fit = _quiet_fit(LogisticRegression(classes=[0, 1], random_state=0), X, y)
+    assert fit.feature_balance_ is None
+    assert "1 of 2 rounds run" in fit.hyperparameters_["feature_balance"]
+    noise = [e.noise_multiplier for e in _laplace(fit.dp_event_)]
+    assert noise.count(pytest.approx(4.0 / LATER_SHARE)) == 2

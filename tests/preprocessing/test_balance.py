@@ -7,36 +7,45 @@ import pytest
 from neighbour_rows import random_scaled_rows
 
 from dpestim.preprocessing._balance import (
+    BALANCE_SHARE,
     DOMINANCE,
+    LATER_SHARE,
+    OVER_MEAN,
+    PAIR_DOMINANCE,
     _clipped_squares,
     dominant_scales,
     exact_column_squares,
+    l2_column_squares,
     laplace_column_squares,
+    plan_balance,
 )
 from dpestim.preprocessing._centring import laplace_move_threshold
+from dpestim.preprocessing._grid_quantile import feasible, positive_edges
 
 
 def _seed(*parts):
     return zlib.crc32("/".join(map(str, parts)).encode())
 
 
+@pytest.mark.parametrize("ord", [1, 2])
 @pytest.mark.parametrize("case", range(4))
-def test_clipped_squares_sensitivity_on_random_neighbours(case):
+def test_clipped_squares_sensitivity_on_random_neighbours(case, ord):
     """Adding or removing one row moves the sum of squares by at most ``R^2``
     in L1 norm (replacing one: ``2 R^2``), for rows of any scale (up to
-    1e150, and rows whose norm overflows); 200 neighbours per case."""
-    rng = np.random.default_rng(_seed("balance", case))
+    1e150, and rows whose norm overflows), clipped in L1 norm (the first
+    release) or in L2 norm (the later rounds); 200 neighbours per case."""
+    rng = np.random.default_rng(_seed("balance", case, ord))
     worst_remove = worst_replace = 0.0
     for _ in range(200):
         D, r, k = random_scaled_rows(rng)
         d = D.shape[1]
-        full = _clipped_squares(D, r)
+        full = _clipped_squares(D, r, ord)
         assert np.isfinite(full).all()
-        less = _clipped_squares(np.delete(D, k, axis=0), r)
+        less = _clipped_squares(np.delete(D, k, axis=0), r, ord)
         worst_remove = max(worst_remove, float(np.abs(full - less).sum()) / r**2)
         other = D.copy()
         other[k] = rng.normal(size=d) * 10.0 ** rng.uniform(-3, 3)
-        swapped = _clipped_squares(other, r)
+        swapped = _clipped_squares(other, r, ord)
         worst_replace = max(worst_replace, float(np.abs(full - swapped).sum()) / r**2)
     assert worst_remove <= 1.0 + 1e-12 and worst_replace <= 2.0 + 1e-12
     assert worst_remove > 0.5  # reached by clipped rows
@@ -104,3 +113,71 @@ def test_noise_alone_rarely_makes_a_column_dominant():
         assert t == pytest.approx(laplace_move_threshold(d) * radius**2 / eps / n)
         hits += dominant_scales(m, t) is not None
     assert hits <= 10  # 5% of 200 is the bound; expected about 0
+
+
+def test_two_columns_in_their_own_units_are_found_as_a_pair():
+    """Two comparable large columns hide each other from the half-the-sum
+    rule; together above :data:`PAIR_DOMINANCE` of the sum they are scaled
+    (California's raw CSV: bedrooms and households). Not with two columns
+    in all (a pair then dominates only itself), nor at the loaders' largest
+    pair share (California's 0.29 + 0.25 of the sum)."""
+    m = np.array([0.47, 0.42, 0.05, 0.03, 0.03])
+    sigma = dominant_scales(m, 0.0)
+    np.testing.assert_allclose(sigma[:2], np.sqrt(m[:2]))
+    assert m[:2].sum() > PAIR_DOMINANCE and m[0] < DOMINANCE * m.sum()
+    assert dominant_scales(np.array([1.0, 1.0]), 0.0) is None
+    loader = np.array([0.289, 0.254, 0.132, 0.116, 0.1, 0.05, 0.03, 0.029])
+    assert dominant_scales(loader, 0.0) is None
+    # the pair's smaller column must clear the noise threshold too
+    assert dominant_scales(m, 0.45) is None
+
+
+def test_a_column_far_above_the_mean_of_many_is_scaled():
+    """With many columns (one-hot ones of mean square 0.05) a column ten
+    times their mean is dominant although far below half of their sum;
+    nine times is not (the loaders: at most 5.8 times)."""
+    small = np.full(99, 0.05)
+    for factor, found in ((OVER_MEAN * 1.2, True), (OVER_MEAN * 0.9, False)):
+        m = np.r_[small, 0.0]
+        m[-1] = factor * small.sum() / (m.size - factor)
+        assert m[-1] / m.mean() == pytest.approx(factor)
+        sigma = dominant_scales(m, 0.0)
+        assert (sigma is not None and sigma[-1] == np.sqrt(m[-1])) == found
+
+
+def test_later_rounds_are_a_public_plan():
+    """Later rounds only where their radius draw is feasible (public: n and
+    epsilon); the first release keeps its 1%, the later rounds take 1%
+    more in all, in four equal parts each."""
+    n_bins = positive_edges().shape[0] + 1
+    eps = 1.0
+    first, later = plan_balance(eps, 20_000)
+    assert first == BALANCE_SHARE * eps and later == ()
+    first, later = plan_balance(eps, 30_000)
+    part = LATER_SHARE * eps / 4
+    assert first == BALANCE_SHARE * eps and later == ((part,) * 4,)
+    assert feasible(part, 30_000, 0.5, n_bins)
+    assert not feasible(part / 2, 30_000, 0.5, n_bins)
+    first, later = plan_balance(eps, 50_000)
+    assert len(later) == 2 and later[0] == (LATER_SHARE * eps / 8,) * 4
+    assert sum(map(sum, later)) == pytest.approx(LATER_SHARE * eps)
+    # the same plan at epsilon 2 and half the rows
+    assert plan_balance(2.0, 25_000)[1] == (((LATER_SHARE * 2.0 / 8,) * 4,) * 2)
+
+
+def test_a_later_round_resolves_a_column_the_first_could_not():
+    """Rows whose largest column (1e4) sets the first release's noise: a
+    second column of spread 50 among columns of order one is below that
+    noise, and the later round, on the rows with the first column scaled,
+    finds it (its L2 radius set by the second column, not the first)."""
+    rng = np.random.default_rng(_seed("later"))
+    n = 30_000
+    X = np.c_[rng.normal(size=(n, 6)), 50 * rng.normal(size=n)]
+    X = np.c_[X, 1e4 * rng.normal(size=n)]
+    radius = np.median(np.abs(X).sum(axis=1))
+    m, t = laplace_column_squares(X, radius, 0.01, 1.0, np.random.default_rng(1))
+    sigma = dominant_scales(m, t)
+    assert sigma is not None and sigma[7] > 1e3 and np.all(sigma[:7] == 1.0)
+    m2, t2 = l2_column_squares(X / sigma, 0.0025, 0.0025, 1.0, np.random.default_rng(2))
+    more = dominant_scales(m2, t2)
+    assert more is not None and 20 < more[6] < 60 and np.all(more[:6] == 1.0)
