@@ -272,3 +272,21 @@ print(
     f"(its standard deviation: {weight.std():.3g}); "
     f"{clf.hyperparameters_['feature_balance']}"
 )
+
+# Several columns in their own units (a raw CSV: a weight, a count, an age) hide
+# the smaller ones under the first release's noise, which the largest sets. Where
+# n x epsilon affords it (about 20,300; here 40,000), one or two later rounds
+# re-centre the balanced rows and measure them again (1% more of epsilon, charged
+# whether they run or not), so the count column is found too.
+big = np.random.default_rng(1)
+Z = big.standard_normal((40_000, 5))
+raw = np.c_[
+    2e5 + 1e5 * big.standard_normal(40_000), 300 + 50 * big.standard_normal(40_000)
+]
+X_raw, y_raw = np.c_[Z, raw], (Z @ np.array([1.0, -1.0, 0.5, 0.0, 0.0]) > 0).astype(int)
+clf = LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(X_raw, y_raw)
+print(
+    f"two raw columns: accuracy {clf.score(X_raw, y_raw):.3f}, their private "
+    f"scales {clf.feature_balance_[-2]:.3g} and {clf.feature_balance_[-1]:.3g}; "
+    f"{clf.hyperparameters_['feature_balance']}"
+)
