@@ -87,7 +87,7 @@ class ScalePlan:
         mean squares of the centred rows clipped to the centring's radius
         (:mod:`~dpestim.preprocessing._balance`); ``None``: not run. Its
         L1 sensitivity is ``centre_sensitivity`` in units of the radius
-        squared. Its first release where later rounds are planned.
+        squared. The first release, where later rounds are planned.
     balance_rounds : tuple of (float, float, float, float)
         The balance's later rounds (``_balance.plan_balance``), each the
         epsilons of a private median L1 norm of the balanced rows, of their
