@@ -215,3 +215,19 @@ def test_later_rounds_are_charged_when_they_do_not_run():
     assert "1 of 2 rounds run" in fit.hyperparameters_["feature_balance"]
     noise = [e.noise_multiplier for e in _laplace(fit.dp_event_)]
     assert noise.count(pytest.approx(4.0 / LATER_SHARE)) == 2
+
+
+def test_later_rounds_are_charged_to_the_active_budget():
+    """The later rounds' four draws reach the active PrivacyBudget with the
+    rest of the fit's events, and the fit stays within its epsilon."""
+    from dpestim.model_selection import PrivacyBudget
+
+    X, y = _two_raw_columns(40_000, _seed("budget-later"))
+    budget = PrivacyBudget(2.0, 1e-5)
+    with budget:
+        fit = _quiet_fit(LogisticRegression(classes=[0, 1], random_state=0), X, y)
+    charged = [e for r in budget.records for e in getattr(r[0], "events", [r[0]])]
+    part = LATER_SHARE / 4
+    assert charged.count(dp_accounting.LaplaceDpEvent(1.0 / part)) == 2
+    assert "2 of 2 rounds run" in fit.hyperparameters_["feature_balance"]
+    assert budget.spent()[0] <= 1.0 + 1e-9
