@@ -193,7 +193,7 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         ``R``, their squared entries summed per column plus Laplace noise
         (L1 sensitivity ``R^2`` add/remove, ``2 R^2`` replace-one), over
         ``n``; a column whose noisy mean square exceeds half of the sum over
-        the columns not yet rescaled or ten times their mean (or the two
+        the columns not yet rescaled or twenty times their mean (or the two
         largest, above 3/4 of that sum), and ``ln(d / 0.05)`` noise scales,
         is divided by its root mean square, the largest first. Where
         ``epsilon n`` affords them (about 20,300; two from 40,600), one or

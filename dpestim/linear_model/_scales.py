@@ -13,6 +13,7 @@ import numbers
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..preprocessing import _fit_scales as _scales
 from ..preprocessing._balance import (
@@ -21,6 +22,7 @@ from ..preprocessing._balance import (
     l2_column_squares,
     laplace_column_squares,
     plan_balance,
+    plan_sparse_balance,
 )
 from ..preprocessing._centring import laplace_centre, plan_centring
 from ..preprocessing._fit_scales import TARGET_SHARE_CAP
@@ -242,7 +244,12 @@ class PrivateScalesMixin:
         if why is not None:
             plan.notes["feature_centring"] = f"not run: {why}"
             self._warn_centring_not_run(plan.notes["feature_centring"])
-            self._note_balance_not_run(plan, "the in-fit centring did not run")
+            if sparse and not blocked:  # balanced as given, not centred
+                self._plan_sparse_balance(plan, n, solver)
+            else:
+                self._note_balance_not_run(
+                    plan, f"the in-fit centring did not run ({why})"
+                )
             return
         if math.isinf(self.epsilon):
             plan.exact_centre = True
@@ -260,24 +267,65 @@ class PrivateScalesMixin:
         if note is not None:
             plan.notes["feature_centring"] = note
             self._warn_centring_not_run(note)
-            self._note_balance_not_run(plan, "the in-fit centring did not run")
+            self._note_balance_not_run(
+                plan, f"the in-fit centring did not run ({note[len('not run: ') :]})"
+            )
             return
         plan.centre_radius_epsilon = radius_eps
         plan.centre_epsilon = mean_eps
         plan.centre_sensitivity = sensitivity
         if self._balance_requested():
-            balance_eps, rounds = plan_balance(self.epsilon, n)
-            if plan.epsilon + balance_eps + sum(map(sum, rounds)) > cap:
-                rounds = ()  # the first release alone, if it fits
-            if plan.epsilon + balance_eps > cap:  # plan.epsilon: centring in
-                self._note_balance_not_run(
-                    plan,
-                    f"the scale estimates would take more than "
-                    f"{CENTRING_ESTIMATES_CAP:g} of epsilon",
-                )
-            else:
-                plan.balance_epsilon = balance_eps
-                plan.balance_rounds = rounds
+            self._set_balance(plan, *plan_balance(self.epsilon, n))
+
+    def _plan_sparse_balance(self, plan, n, solver):
+        """Plan the column balance on sparse rows as given (public rule).
+
+        Sparse rows are not centred (centring would fill them), but dividing
+        columns keeps them sparse: the balance runs on the rows as given
+        (:func:`~dpestim.preprocessing._balance.plan_sparse_balance`), with
+        the row scale estimated and ``epsilon`` given; ``epsilon = inf``:
+        the exact mean squares.
+        """
+        if not self._balance_requested():
+            return
+        why = None
+        if self.epsilon is None or getattr(self, "noise_multiplier", None) is not None:
+            why = "no epsilon to share (a fixed noise_multiplier)"
+        elif not self._rows_estimated(False):
+            why = "the row scale is not estimated (explicit clip_norm or feature_scale)"
+        elif math.isinf(self.epsilon):
+            plan.exact_balance = True
+            return
+        elif (planned := plan_sparse_balance(self.epsilon, n)) is None:
+            why = (
+                "epsilon x n_samples too small for a reliable private median of "
+                "the sparse rows' L2 norms (about 5,070 needed)"
+            )
+        if why is not None:
+            self._note_balance_not_run(plan, why)
+            return
+        plan.centre_sensitivity = 2.0 if solver.neighbouring == "replace_one" else 1.0
+        radius, first, rounds = planned
+        self._set_balance(plan, first, rounds, radius)
+
+    def _set_balance(self, plan, first, rounds, radius=None):
+        """Put the balance's draws in ``plan`` within the estimates' cap
+        (:data:`CENTRING_ESTIMATES_CAP`): the later rounds are dropped first,
+        the whole balance if its first round does not fit either."""
+        cap = CENTRING_ESTIMATES_CAP * self.epsilon
+        own = first + (radius or 0.0)
+        if plan.epsilon + own + sum(map(sum, rounds)) > cap:
+            rounds = ()  # the first round alone, if it fits
+        if plan.epsilon + own > cap:  # plan.epsilon: the centring in
+            self._note_balance_not_run(
+                plan,
+                f"the scale estimates would take more than "
+                f"{CENTRING_ESTIMATES_CAP:g} of epsilon",
+            )
+            return
+        plan.balance_radius_epsilon = radius
+        plan.balance_epsilon = first
+        plan.balance_rounds = rounds
 
     def _warn_centring_not_run(self, note):
         """Warn when an explicit ``feature_centring=True`` does not run.
@@ -302,6 +350,8 @@ class PrivateScalesMixin:
         b'`` and releases ``coef_ = w / sigma`` and ``intercept_ = b' - coef_
         . c`` (post-processing).
         """
+        if sp.issparse(X):
+            return self._apply_sparse_balance(X, plan, rng)
         Xc, c, radius, notes = self._centre_columns(X, plan, rng)
         if c is None or not (plan.exact_balance or plan.balance_epsilon):
             note = plan.notes.get("feature_balance")
@@ -316,50 +366,75 @@ class PrivateScalesMixin:
             how = f"private mean squares, epsilon {plan.balance_epsilon:.4g}"
         sigma = dominant_scales(m, threshold)
         if plan.balance_rounds:
-            Xc, c, sigma, rounds = self._later_rounds(Xc, c, sigma, plan, rng)
+            sigma, rounds = self._later_rounds(Xc, sigma, plan, rng)
             how += f", {rounds} of {1 + len(plan.balance_rounds)} rounds run"
+        notes = notes | {"feature_balance": _balance_note(sigma, how)}
         if sigma is None:
-            note = f"no column dominant ({how})"
-            return Xc, c, None, notes | {"feature_balance": note}
-        scaled = np.flatnonzero(sigma != 1.0)
-        note = (
-            f"{scaled.size} of {sigma.shape[0]} columns dominated the rows' norms "
-            f"and were divided by their root mean squares ({how})"
-        )
+            return Xc, c, None, notes
         Xb = np.divide(Xc, sigma, dtype=np.float64).astype(Xc.dtype, copy=False)
-        return Xb, c, sigma, notes | {"feature_balance": note}
+        return Xb, c, sigma, notes
 
-    def _later_rounds(self, Xc, c, sigma, plan, rng):
-        """``(X - c', c', sigma', rounds run)``: the balance's later rounds.
+    def _apply_sparse_balance(self, X, plan, rng):
+        """``(X', None, sigma, notes)``: sparse rows balanced as given.
 
-        Each, while the round before it scaled a column: the in-fit
-        centring's round (:func:`~dpestim.preprocessing._centring.
-        laplace_centre`) on the balanced rows ``Xc / sigma``, then the
-        release of their mean squares clipped to a private L2 radius
-        (:func:`~dpestim.preprocessing._balance.l2_column_squares`); the
-        centres add (``c + sigma shift``) and the scales multiply. Every
-        planned round is charged, run or not (``plan.balance_rounds``).
+        Each round: a private median L2 norm of the rows balanced so far and
+        their mean squares clipped to it
+        (:func:`~dpestim.preprocessing._balance.l2_column_squares`), the
+        same rule; the later rounds run while the round before scaled a
+        column (every planned round is charged). Columns are divided in
+        place of the sparse structure.
+        """
+        notes = {k: v for k, v in plan.notes.items() if k == "feature_centring"}
+        given = "the sparse rows as given, not centred"
+        if plan.exact_balance:
+            m, threshold = exact_column_squares(X)
+            how = f"exact mean squares of {given} (epsilon = inf: not private)"
+        elif plan.balance_epsilon is not None:
+            m, threshold = l2_column_squares(
+                X,
+                plan.balance_radius_epsilon,
+                plan.balance_epsilon,
+                plan.centre_sensitivity,
+                rng,
+            )
+            how = f"private mean squares of {given}, epsilon {plan.balance_epsilon:.4g}"
+        else:
+            note = plan.notes.get("feature_balance")
+            return X, None, None, notes | ({"feature_balance": note} if note else {})
+        sigma = dominant_scales(m, threshold)
+        if plan.balance_rounds:
+            sigma, rounds = self._later_rounds(X, sigma, plan, rng)
+            how += f", {rounds} of {1 + len(plan.balance_rounds)} rounds run"
+        notes = notes | {"feature_balance": _balance_note(sigma, how)}
+        if sigma is None:
+            return X, None, None, notes
+        Xb = (X @ sp.diags(1.0 / sigma)).asformat(X.format).astype(X.dtype)
+        return Xb, None, sigma, notes
+
+    def _later_rounds(self, X, sigma, plan, rng):
+        """``(sigma', rounds run)``: the balance's later rounds.
+
+        Each, while the round before it scaled a column: a private median L2
+        norm of the rows balanced so far (``X / sigma``; ``X`` dense and
+        centred, or sparse as given) and their mean squares clipped to it
+        (:func:`~dpestim.preprocessing._balance.l2_column_squares`), the
+        same rule; the scales multiply. Every planned round is charged, run
+        or not (``plan.balance_rounds``).
         """
         rounds = 1
-        sensitivity = plan.centre_sensitivity
-        for radius_eps, mean_eps, l2_eps, squares_eps in plan.balance_rounds:
+        for radius_eps, squares_eps in plan.balance_rounds:
             if sigma is None:
                 break
-            rows = np.divide(Xc, sigma, dtype=np.float64)
-            shift, _ = laplace_centre(rows, radius_eps, mean_eps, sensitivity, rng)
-            rows -= shift
-            c = c + sigma * shift
-            Xc = (Xc - sigma * shift).astype(Xc.dtype, copy=False)
+            rows = X @ sp.diags(1.0 / sigma) if sp.issparse(X) else X / sigma
             m, threshold = l2_column_squares(
-                rows, l2_eps, squares_eps, sensitivity, rng
+                rows, radius_eps, squares_eps, plan.centre_sensitivity, rng
             )
             rounds += 1
             more = dominant_scales(m, threshold)
-            if more is not None:
-                sigma = sigma * more
-            else:
+            if more is None:
                 break
-        return Xc, c, sigma, rounds
+            sigma = sigma * more
+        return sigma, rounds
 
     def _centre_columns(self, X, plan, rng):
         """``(X - c, c, radius, notes)`` of the in-fit centring (``c`` None:
@@ -450,3 +525,13 @@ class PrivateScalesMixin:
         total = min(basic, accounted)
         check_guarantee(total, self.epsilon, what=f"solver={solver.name!r}")
         return float(total)
+
+
+def _balance_note(sigma, how):
+    """``hyperparameters_["feature_balance"]``: what the balance did."""
+    if sigma is None:
+        return f"no column dominant ({how})"
+    return (
+        f"{np.count_nonzero(sigma != 1.0)} of {sigma.shape[0]} columns dominated "
+        f"the rows' norms and were divided by their root mean squares ({how})"
+    )

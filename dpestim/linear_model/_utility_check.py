@@ -49,6 +49,7 @@ before the fit (the solver is calibrated for the rest) and is part of
 import math
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..solvers._plan import row_class_codes
 
@@ -220,7 +221,13 @@ class UtilityCheckMixin:
             )
         if diagnosis:
             return [f"{message}; the plan's public diagnosis: {' '.join(diagnosis)}"]
-        if getattr(self, "feature_centre_", None) is None:
+        if sp.issparse(X):
+            centring = (
+                " (sparse X is not centred in fit, since centring would fill "
+                "it: pass dense X, e.g. ColumnTransformer(sparse_threshold=0), "
+                "for feature_centring to centre the columns privately)"
+            )
+        elif getattr(self, "feature_centre_", None) is None:
             centring = (
                 " (without public constants: feature_centring centres them "
                 "privately where n x epsilon affords it)"

@@ -88,12 +88,14 @@ class ScalePlan:
         (:mod:`~dpestim.preprocessing._balance`); ``None``: not run. Its
         L1 sensitivity is ``centre_sensitivity`` in units of the radius
         squared. The first release, where later rounds are planned.
-    balance_rounds : tuple of (float, float, float, float)
-        The balance's later rounds (``_balance.plan_balance``), each the
-        epsilons of a private median L1 norm of the balanced rows, of their
-        Laplace mean clipped to it, of a private median L2 norm of the
-        re-centred rows and of their Laplace mean squares clipped to it;
-        charged whether they run or not.
+    balance_radius_epsilon : float or None
+        Sparse rows only (not centred): the epsilon of the balance's first
+        private median L2 row norm (``_balance.plan_sparse_balance``).
+    balance_rounds : tuple of (float, float)
+        The balance's later rounds, charged whether they run or not: the
+        epsilons of a private median L2 norm of the balanced rows and of
+        their Laplace mean squares clipped to it (``_balance.plan_balance``,
+        ``_balance.plan_sparse_balance``).
     exact_balance : bool
         A non-private fit balanced by the exact mean squares (no event).
     """
@@ -123,6 +125,7 @@ class ScalePlan:
         self.centre_sensitivity = 1.0
         self.exact_centre = False
         self.balance_epsilon = None
+        self.balance_radius_epsilon = None
         self.balance_rounds = ()
         self.exact_balance = False
 
@@ -134,11 +137,11 @@ class ScalePlan:
             # Laplace noise scale / L1 sensitivity: noise multiplier 1 / eps
             out.append(dp_accounting.LaplaceDpEvent(1.0 / self.centre_epsilon))
         if self.balance_epsilon is not None:
+            if self.balance_radius_epsilon is not None:
+                out.append(ExponentialMechanismDpEvent(self.balance_radius_epsilon))
             out.append(dp_accounting.LaplaceDpEvent(1.0 / self.balance_epsilon))
-            for radius_eps, mean_eps, l2_eps, squares_eps in self.balance_rounds:
+            for radius_eps, squares_eps in self.balance_rounds:
                 out.append(ExponentialMechanismDpEvent(radius_eps))
-                out.append(dp_accounting.LaplaceDpEvent(1.0 / mean_eps))
-                out.append(ExponentialMechanismDpEvent(l2_eps))
                 out.append(dp_accounting.LaplaceDpEvent(1.0 / squares_eps))
         if self.row_epsilon is not None:
             out.append(ExponentialMechanismDpEvent(self.row_epsilon))
@@ -175,7 +178,8 @@ def estimates_line(plan, epsilon):
         - (plan.check_epsilon is not None)
         - 2 * centred
         - balanced
-        - 4 * len(plan.balance_rounds)
+        - (plan.balance_radius_epsilon is not None)
+        - 2 * len(plan.balance_rounds)
     )
     parts = []
     if centred:
@@ -187,21 +191,7 @@ def estimates_line(plan, epsilon):
             "replace-one)"
         )
     if balanced:
-        rounds = plan.balance_rounds
-        later = (
-            f", then up to {len(rounds)} later round(s) on the balanced rows, "
-            f"each a median L1 norm and a Laplace mean of the rows clipped to "
-            f"it, a median L2 norm R' and Laplace mean squares of the rows "
-            f"clipped to R' (L1 sensitivity R'^2), of epsilon {rounds[0][0]:.4g} "
-            "each (charged whether they run or not)"
-            if rounds
-            else ""
-        )
-        parts.append(
-            "a column balance: Laplace mean squares of the centred rows "
-            f"clipped to R of epsilon {plan.balance_epsilon:.4g} (L1 "
-            f"sensitivity R^2 add/remove, 2 R^2 replace-one){later}"
-        )
+        parts.append(_balance_line(plan))
     if n_em:
         em_eps = plan.row_epsilon
         em_eps = plan.target_epsilon if em_eps is None else em_eps
@@ -228,4 +218,29 @@ def estimates_line(plan, epsilon):
         f"{' and '.join(parts)} (pure DP, both relations), {spent:.4g} "
         f"in all = {spent / float(epsilon):.1%} of epsilon={float(epsilon):g}, "
         "counted in the guarantee; the solver ran on the rest"
+    )
+
+
+def _balance_line(plan):
+    """The report's words on the column balance (``feature_balance``)."""
+    rounds = plan.balance_rounds
+    later = (
+        f", then up to {len(rounds)} later round(s) on the balanced rows, "
+        f"each a median L2 norm R' and Laplace mean squares of the rows "
+        f"clipped to R' (L1 sensitivity R'^2), of epsilon {rounds[0][0]:.4g} "
+        "each (charged whether they run or not)"
+        if rounds
+        else ""
+    )
+    if plan.balance_radius_epsilon is None:
+        first = "Laplace mean squares of the centred rows clipped to R"
+    else:
+        first = (
+            "a median L2 norm R of the sparse rows as given (not centred) of "
+            f"epsilon {plan.balance_radius_epsilon:.4g} and Laplace mean "
+            "squares of the rows clipped to R"
+        )
+    return (
+        f"a column balance: {first} of epsilon {plan.balance_epsilon:.4g} (L1 "
+        f"sensitivity R^2 add/remove, 2 R^2 replace-one){later}"
     )

@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 from dpestim import LinearSVC, LogisticRegression, Ridge
-from dpestim.preprocessing._balance import BALANCE_SHARE, LATER_SHARE
+from dpestim.preprocessing._balance import BALANCE_SHARE, LATER_SHARE, plan_balance
 
 
 def _seed(*parts):
@@ -81,7 +81,7 @@ def test_event_budget_and_report():
         y,
     )
     extra = len(_laplace(on.dp_event_)) - len(_laplace(off.dp_event_))
-    assert extra == 1
+    assert extra == 1 + len(plan_balance(eps, X.shape[0])[1])  # + later rounds
     assert any(
         e.noise_multiplier == pytest.approx(1.0 / (BALANCE_SHARE * eps))
         for e in _laplace(on.dp_event_)
@@ -151,15 +151,6 @@ def test_not_run_where_the_centring_does_not_run():
         LogisticRegression(classes=[0, 1], random_state=0, feature_balance=True).fit(
             X, y
         )
-    # sparse input: no centring, no balance, nothing spent on it
-    big, yb = _one_raw_column(seed=_seed("sparse"))
-    fit = _quiet_fit(
-        LogisticRegression(classes=[0, 1], random_state=0), sp.csr_matrix(big), yb
-    )
-    assert fit.feature_balance_ is None
-    assert not any(
-        "column balance" in line for line in str(fit.privacy_report()).splitlines()
-    )
 
 
 def test_parameter_is_validated():
@@ -183,43 +174,53 @@ def _two_raw_columns(n, seed):
 
 
 def test_a_later_round_scales_the_column_the_first_missed():
-    """At epsilon n = 40,000 one later round is planned: it re-centres the
-    balanced rows and finds the second raw column, which the first release
-    (its noise set by the 1e5 column) cannot see; both are charged."""
+    """At epsilon n = 40,000 two later rounds are planned: the second round
+    finds the second raw column, which the first release (its noise set by
+    the 1e5 column) cannot see; the third finds nothing more; both later
+    rounds are charged."""
     X, y = _two_raw_columns(40_000, _seed("later"))
     Xt, yt = _two_raw_columns(5000, _seed("later", "test"))
     kw = dict(epsilon=1.0, classes=[0, 1], random_state=0)
     fit = _quiet_fit(LogisticRegression(**kw), X, y)
     sigma = fit.feature_balance_
-    assert np.all(sigma[:5] == 1.0) and sigma[5] > 1e4 and 20 < sigma[6] < 100
-    assert "2 of 2 rounds run" in fit.hyperparameters_["feature_balance"]
+    # uncentred (its offset is below the first centring's noise): scaled by
+    # its root mean square with the offset, sqrt(300^2 + 50^2) = 304
+    assert np.all(sigma[:5] == 1.0) and sigma[5] > 1e4 and 200 < sigma[6] < 400
+    assert "3 of 3 rounds run" in fit.hyperparameters_["feature_balance"]
     assert fit.score(Xt, yt) > 0.9
     off = _quiet_fit(LogisticRegression(feature_balance=None, **kw), X, y)
-    # the later round: an L1 radius, a Laplace mean, an L2 radius, squares
+    # the first release and the later rounds' squares; their radius draws
     assert len(_laplace(fit.dp_event_)) - len(_laplace(off.dp_event_)) == 3
     assert _em_count(fit.dp_event_) - _em_count(off.dp_event_) == 2
-    later = [e.noise_multiplier for e in _laplace(fit.dp_event_)]
-    assert later.count(pytest.approx(4.0 / LATER_SHARE)) == 2
+    later = 2.0 / LATER_SHARE
+    assert _noise_count(fit, later) - _noise_count(off, later) == 2
     assert fit.epsilon_ <= 1.0 and "later round" in str(fit.privacy_report())
+
+
+def _noise_count(fit, multiplier):
+    return sum(
+        e.noise_multiplier == pytest.approx(multiplier) for e in _laplace(fit.dp_event_)
+    )
 
 
 def test_later_rounds_are_charged_when_they_do_not_run():
     """Comparable columns at epsilon n = 40,000: no column is dominant, so
-    the later round does not run, and its budget is spent all the same (it
-    was planned before any release read the data)."""
+    the later rounds do not run, and their budget is spent all the same
+    (they were planned before any release read the data)."""
     rng = np.random.default_rng(_seed("charged"))
     X = rng.normal(size=(40_000, 6))
     y = (X[:, 0] > 0).astype(int)
-    fit = _quiet_fit(LogisticRegression(classes=[0, 1], random_state=0), X, y)
+    kw = dict(classes=[0, 1], random_state=0)
+    fit = _quiet_fit(LogisticRegression(**kw), X, y)
+    off = _quiet_fit(LogisticRegression(feature_balance=None, **kw), X, y)
     assert fit.feature_balance_ is None
-    assert "1 of 2 rounds run" in fit.hyperparameters_["feature_balance"]
-    noise = [e.noise_multiplier for e in _laplace(fit.dp_event_)]
-    assert noise.count(pytest.approx(4.0 / LATER_SHARE)) == 2
+    assert "1 of 3 rounds run" in fit.hyperparameters_["feature_balance"]
+    assert _em_count(fit.dp_event_) - _em_count(off.dp_event_) == 2
 
 
 def test_later_rounds_are_charged_to_the_active_budget():
-    """The later rounds' four draws reach the active PrivacyBudget with the
-    rest of the fit's events, and the fit stays within its epsilon."""
+    """The later rounds' draws reach the active PrivacyBudget with the rest
+    of the fit's events, and the fit stays within its epsilon."""
     from dpestim.model_selection import PrivacyBudget
 
     X, y = _two_raw_columns(40_000, _seed("budget-later"))
@@ -227,7 +228,72 @@ def test_later_rounds_are_charged_to_the_active_budget():
     with budget:
         fit = _quiet_fit(LogisticRegression(classes=[0, 1], random_state=0), X, y)
     charged = [e for r in budget.records for e in getattr(r[0], "events", [r[0]])]
-    part = LATER_SHARE / 4
-    assert charged.count(dp_accounting.LaplaceDpEvent(1.0 / part)) == 2
-    assert "2 of 2 rounds run" in fit.hyperparameters_["feature_balance"]
+    radius = [e for e in charged if type(e).__name__ == "ExponentialMechanismDpEvent"]
+    assert sum(e.epsilon == pytest.approx(LATER_SHARE / 2) for e in radius) == 2
+    assert "rounds run" in fit.hyperparameters_["feature_balance"]
     assert budget.spent()[0] <= 1.0 + 1e-9
+
+
+def _sparse_raw_columns(n, seed):
+    """The default scikit-learn pipeline's output on a raw CSV: sparse
+    one-hot columns beside raw numeric ones (a weight of 2e5 +- 1e5, an age
+    of 40 +- 13), uncentred, the label from the one-hot and age columns."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 8, size=(n, 4))
+    onehot = np.zeros((n, 32))
+    for j in range(4):
+        onehot[np.arange(n), 8 * j + codes[:, j]] = 1.0
+    age = 40.0 + 13.0 * rng.normal(size=n)
+    weight = 2e5 + 1e5 * rng.normal(size=n)
+    signal = onehot @ rng.normal(size=32) + 0.1 * (age - 40.0)
+    X = sp.csr_matrix(np.c_[onehot, age, weight])
+    return X, (signal + 0.5 * rng.normal(size=n) > np.median(signal)).astype(int)
+
+
+def test_sparse_rows_are_balanced_as_given():
+    """Sparse input is not centred (centring would fill it) but balanced as
+    given: the weight and the age columns are scaled, the one-hot ones
+    left, the matrix stays sparse, and the fit learns (off: about chance);
+    its report names the sparse rows' radius draw."""
+    X, y = _sparse_raw_columns(20_000, _seed("sparse"))
+    Xt, yt = _sparse_raw_columns(5000, _seed("sparse", "test"))
+    kw = dict(epsilon=1.0, classes=[0, 1], random_state=0)
+    fit = _quiet_fit(LogisticRegression(**kw), X, y)
+    off = _quiet_fit(LogisticRegression(feature_balance=None, **kw), X, y)
+    sigma = fit.feature_balance_
+    assert sigma is not None and np.all(sigma[:32] == 1.0)
+    assert 1e5 < sigma[33] < 3e5 and 20 < sigma[32] < 60  # RMS with the offset
+    assert fit.feature_centre_ is None
+    assert fit.hyperparameters_["feature_centring"].startswith("not run: sparse X")
+    assert "sparse rows as given" in fit.hyperparameters_["feature_balance"]
+    assert fit.score(Xt, yt) > off.score(Xt, yt) + 0.1
+    assert "sparse rows as given" in str(fit.privacy_report())
+    assert _em_count(fit.dp_event_) - _em_count(off.dp_event_) == 3  # 1 + 2 later
+    assert fit.epsilon_ <= 1.0
+    # no intercept to carry a centre: the balance runs all the same
+    no_b = _quiet_fit(LogisticRegression(fit_intercept=False, **kw), X, y)
+    assert no_b.feature_balance_ is not None
+
+
+def test_sparse_binary_columns_are_used_as_given():
+    """One-hot and binary bag-of-words columns (a9a, w8a): uncentred, their
+    mean squares are their frequencies, none twenty times the mean."""
+    rng = np.random.default_rng(_seed("binary"))
+    p = rng.uniform(0.01, 0.6, size=60)
+    X = sp.csr_matrix((rng.random((20_000, 60)) < p).astype(float))
+    y = np.asarray(X[:, 0].toarray().ravel() > 0, dtype=int)
+    fit = _quiet_fit(LogisticRegression(classes=[0, 1], random_state=0), X, y)
+    assert fit.feature_balance_ is None
+    assert fit.hyperparameters_["feature_balance"].startswith("no column dominant")
+
+
+def test_sparse_epsilon_inf_is_the_fit_on_the_rescaled_columns():
+    """The sparse balance's exact limit: the uncentred root mean squares,
+    and the fit equals the fit on the columns divided by them."""
+    X, y = _sparse_raw_columns(3000, _seed("sparse-inf"))
+    fit = Ridge(epsilon=math.inf).fit(X, y.astype(float))
+    rms = np.sqrt(np.asarray(X.multiply(X).mean(axis=0)).ravel())
+    assert fit.feature_balance_[33] == pytest.approx(rms[33])
+    Xs = X @ sp.diags(1.0 / fit.feature_balance_)
+    ref = Ridge(epsilon=math.inf, feature_balance=None).fit(Xs, y.astype(float))
+    np.testing.assert_allclose(fit.predict(X), ref.predict(Xs), rtol=1e-6, atol=1e-6)

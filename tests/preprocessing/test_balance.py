@@ -4,6 +4,7 @@ import zlib
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from neighbour_rows import random_scaled_rows
 
 from dpestim.preprocessing._balance import (
@@ -12,12 +13,14 @@ from dpestim.preprocessing._balance import (
     LATER_SHARE,
     OVER_MEAN,
     PAIR_DOMINANCE,
+    SPARSE_RADIUS_SHARE,
     _clipped_squares,
     dominant_scales,
     exact_column_squares,
     l2_column_squares,
     laplace_column_squares,
     plan_balance,
+    plan_sparse_balance,
 )
 from dpestim.preprocessing._centring import laplace_move_threshold
 from dpestim.preprocessing._grid_quantile import feasible, positive_edges
@@ -133,9 +136,10 @@ def test_two_columns_in_their_own_units_are_found_as_a_pair():
 
 
 def test_a_column_far_above_the_mean_of_many_is_scaled():
-    """With many columns (one-hot ones of mean square 0.05) a column ten
+    """With many columns (one-hot ones of mean square 0.05) a column twenty
     times their mean is dominant although far below half of their sum;
-    nine times is not (the loaders: at most 5.8 times)."""
+    eighteen times is not (the dense loaders: at most 5.8 times; the sparse
+    ones uncentred 9.1, their private mean squares up to 15)."""
     small = np.full(99, 0.05)
     for factor, found in ((OVER_MEAN * 1.2, True), (OVER_MEAN * 0.9, False)):
         m = np.r_[small, 0.0]
@@ -146,23 +150,47 @@ def test_a_column_far_above_the_mean_of_many_is_scaled():
 
 
 def test_later_rounds_are_a_public_plan():
-    """Later rounds only where their radius draw is feasible (public: n and
-    epsilon); the first release keeps its 1%, the later rounds take 1%
-    more in all, in four equal parts each."""
+    """Two later rounds where their radius draw is feasible (public: n and
+    epsilon), none elsewhere; the first release keeps its 1%, each later
+    round takes 1% more, half to its radius, half to its squares. The
+    sparse plan adds a first radius draw and runs only where it is
+    feasible."""
     n_bins = positive_edges().shape[0] + 1
     eps = 1.0
-    first, later = plan_balance(eps, 20_000)
+    part = LATER_SHARE * eps / 2
+    first, later = plan_balance(eps, 10_000)
     assert first == BALANCE_SHARE * eps and later == ()
-    first, later = plan_balance(eps, 30_000)
-    part = LATER_SHARE * eps / 4
-    assert first == BALANCE_SHARE * eps and later == ((part,) * 4,)
-    assert feasible(part, 30_000, 0.5, n_bins)
-    assert not feasible(part / 2, 30_000, 0.5, n_bins)
-    first, later = plan_balance(eps, 50_000)
-    assert len(later) == 2 and later[0] == (LATER_SHARE * eps / 8,) * 4
-    assert sum(map(sum, later)) == pytest.approx(LATER_SHARE * eps)
-    # the same plan at epsilon 2 and half the rows
-    assert plan_balance(2.0, 25_000)[1] == (((LATER_SHARE * 2.0 / 8,) * 4,) * 2)
+    assert not feasible(part, 10_000, 0.5, n_bins)
+    first, later = plan_balance(eps, 10_200)
+    assert feasible(part, 10_200, 0.5, n_bins)
+    assert first == BALANCE_SHARE * eps and later == ((part, part),) * 2
+    # more rows or epsilon: the same rounds, never thinner ones
+    assert plan_balance(2.0, 50_000)[1] == ((2 * part, 2 * part),) * 2
+    assert plan_sparse_balance(eps, 5_000) is None
+    radius, first, later = plan_sparse_balance(eps, 6_000)
+    assert radius == SPARSE_RADIUS_SHARE * eps and first == BALANCE_SHARE * eps
+    assert later == () and feasible(radius, 6_000, 0.5, n_bins)
+    assert plan_sparse_balance(eps, 10_200)[2] == ((part, part),) * 2
+
+
+def test_sparse_rows_give_the_dense_clipped_squares():
+    """The sparse path sums the same clipped squares as the dense one (L1
+    and L2 clipping), rows whose norm overflows included (they add
+    nothing); so its sensitivity is the dense path's, tested above."""
+    rng = np.random.default_rng(_seed("sparse-squares"))
+    for _ in range(100):
+        D, r, _k = random_scaled_rows(rng)
+        D[rng.random(D.shape) < 0.5] = 0.0
+        for ord in (1, 2):
+            np.testing.assert_allclose(
+                _clipped_squares(sp.csr_matrix(D), r, ord),
+                _clipped_squares(D, r, ord),
+                rtol=1e-12,
+            )
+    X = rng.normal(size=(50, 4)) * [1.0, 10.0, 0.0, 3.0]
+    np.testing.assert_allclose(
+        exact_column_squares(sp.csr_matrix(X))[0], exact_column_squares(X)[0]
+    )
 
 
 def test_a_later_round_resolves_a_column_the_first_could_not():
