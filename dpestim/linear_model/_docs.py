@@ -187,22 +187,22 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         ones, a sampling weight of 1e5 or a count in thousands, otherwise
         sets the row scale alone and the other columns barely move the
         model, at any epsilon). ``"auto"`` and ``True``: on wherever the
-        centring runs (it reuses its L1 radius ``R``); ``None`` or
-        ``False``: off. One pure-DP draw of 1% of ``epsilon``, counted in
-        ``epsilon`` and ``dp_event_``: the centred rows clipped to L1 norm
+        centring runs (it reuses its L1 radius ``R``), and on sparse rows as
+        given (not centred: a private median L2 norm ``R`` first, 1% more);
+        ``None`` or ``False``: off. One pure-DP draw of 1% of ``epsilon``,
+        counted in ``epsilon`` and ``dp_event_``: the rows clipped to norm
         ``R``, their squared entries summed per column plus Laplace noise
         (L1 sensitivity ``R^2`` add/remove, ``2 R^2`` replace-one), over
         ``n``; a column whose noisy mean square exceeds half of the sum over
         the columns not yet rescaled or twenty times their mean (or the two
         largest, above 3/4 of that sum), and ``ln(d / 0.05)`` noise scales,
         is divided by its root mean square, the largest first. Where
-        ``epsilon n`` affords them (about 20,300; two from 40,600), one or
-        two later rounds re-centre the balanced rows and release their mean
-        squares clipped to a private L2 radius, for the columns the first
-        release's noise hid (several raw columns), 1% more of ``epsilon``,
-        charged whether they run or not. Columns on comparable scales are
-        used as given. ``epsilon = inf``: the exact mean squares. Resolved
-        scales: ``feature_balance_``; see
+        ``epsilon n`` affords them (about 10,100), two later rounds release
+        the balanced rows' mean squares clipped to a private L2 radius, for
+        the columns the first release's noise hid (several raw columns), 1%
+        more of ``epsilon`` each, charged whether they run or not. Columns
+        on comparable scales are used as given. ``epsilon = inf``: the exact
+        mean squares. Resolved scales: ``feature_balance_``; see
         ``doc/benchmarks/column_balance.md``."""
 
 CLASS_PRIOR_PARAM = """class_prior : "auto", array-like of shape (n_classes,) or None, \
