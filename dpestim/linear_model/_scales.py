@@ -220,9 +220,12 @@ class PrivateScalesMixin:
         given; ``epsilon = inf``: the exact column means (the limit). Where
         ``n`` and ``epsilon`` are too small
         (:func:`~dpestim.preprocessing._centring.plan_centring`) nothing
-        runs and ``hyperparameters_`` says why.
+        runs and ``hyperparameters_`` says why. Sparse rows, never centred,
+        get the column balance alone (:meth:`_plan_sparse_balance`).
         """
         if not self._centring_requested():
+            if sparse and not blocked:  # the balance needs no centring there
+                self._plan_sparse_balance(plan, n, solver)
             return
         why = None
         if not self.fit_intercept:

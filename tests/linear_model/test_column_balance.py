@@ -270,9 +270,12 @@ def test_sparse_rows_are_balanced_as_given():
     assert "sparse rows as given" in str(fit.privacy_report())
     assert _em_count(fit.dp_event_) - _em_count(off.dp_event_) == 3  # 1 + 2 later
     assert fit.epsilon_ <= 1.0
-    # no intercept to carry a centre: the balance runs all the same
+    # no intercept to carry a centre, or no centring asked for: the balance
+    # of sparse rows runs all the same
     no_b = _quiet_fit(LogisticRegression(fit_intercept=False, **kw), X, y)
     assert no_b.feature_balance_ is not None
+    no_c = _quiet_fit(LogisticRegression(feature_centring=None, **kw), X, y)
+    assert no_c.feature_balance_ is not None
 
 
 def test_sparse_binary_columns_are_used_as_given():
