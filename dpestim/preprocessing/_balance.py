@@ -173,10 +173,10 @@ def plan_sparse_balance(epsilon, n_samples):
 def laplace_column_squares(X, radius, epsilon, sensitivity, rng, ord=1):
     """``(m, threshold)``: noisy mean squares of the columns of dense ``X``.
 
-    ``X``: the centred rows (float); ``radius``: the released radius ``R``
-    of the rows' L1 norms (``ord=1``: the centring's) or L2 norms
-    (``ord=2``); ``sensitivity``: 1 (add/remove one) or 2 (replace-one), in units of
-    ``R^2``. ``threshold``: :func:`~._centring.laplace_move_threshold`
+    ``X``: the rows (float, dense or CSR); ``radius``: the released radius
+    ``R`` of the rows' L1 norms (``ord=1``: the centring's) or L2 norms
+    (``ord=2``); ``sensitivity``: 1 (add/remove one) or 2 (replace-one), in
+    units of ``R^2``. ``threshold``: :func:`~._centring.laplace_move_threshold`
     noise scales over ``n``, the least a dominant column's ``m_j`` must
     exceed.
     """
@@ -187,7 +187,10 @@ def laplace_column_squares(X, radius, epsilon, sensitivity, rng, ord=1):
 
 
 def l2_column_squares(X, radius_epsilon, epsilon, sensitivity, rng):
-    """``(m, threshold)`` of a later round, on its re-centred rows ``X``.
+    """``(m, threshold)`` of a release on an L2 radius of its own.
+
+    ``X``: a later round's balanced rows, or sparse rows as given (the
+    sparse balance's first round; dense or CSR).
 
     The radius ``R'``: a ``radius_epsilon``-DP median of the rows' L2 norms
     (:func:`~._grid_quantile.bin_quantile`, the upper edge of the drawn
