@@ -367,15 +367,11 @@ class PrivateScalesMixin:
                 Xc, radius, plan.balance_epsilon, plan.centre_sensitivity, rng
             )
             how = f"private mean squares, epsilon {plan.balance_epsilon:.4g}"
-        sigma = dominant_scales(m, threshold)
-        if plan.balance_rounds:
-            sigma, rounds = self._later_rounds(Xc, sigma, plan, rng)
-            how += f", {rounds} of {1 + len(plan.balance_rounds)} rounds run"
-        notes = notes | {"feature_balance": _balance_note(sigma, how)}
+        sigma, note = self._balance_rounds(Xc, m, threshold, how, plan, rng)
+        notes = notes | {"feature_balance": note}
         if sigma is None:
             return Xc, c, None, notes
-        Xb = np.divide(Xc, sigma, dtype=np.float64).astype(Xc.dtype, copy=False)
-        return Xb, c, sigma, notes
+        return _divided(Xc, sigma).astype(Xc.dtype, copy=False), c, sigma, notes
 
     def _apply_sparse_balance(self, X, plan, rng):
         """``(X', None, sigma, notes)``: sparse rows balanced as given.
@@ -404,40 +400,42 @@ class PrivateScalesMixin:
         else:
             note = plan.notes.get("feature_balance")
             return X, None, None, notes | ({"feature_balance": note} if note else {})
-        sigma = dominant_scales(m, threshold)
-        if plan.balance_rounds:
-            sigma, rounds = self._later_rounds(X, sigma, plan, rng)
-            how += f", {rounds} of {1 + len(plan.balance_rounds)} rounds run"
-        notes = notes | {"feature_balance": _balance_note(sigma, how)}
+        sigma, note = self._balance_rounds(X, m, threshold, how, plan, rng)
+        notes = notes | {"feature_balance": note}
         if sigma is None:
             return X, None, None, notes
-        Xb = (X @ sp.diags(1.0 / sigma)).asformat(X.format).astype(X.dtype)
+        Xb = _divided(X, sigma).asformat(X.format).astype(X.dtype)
         return Xb, None, sigma, notes
 
-    def _later_rounds(self, X, sigma, plan, rng):
-        """``(sigma', rounds run)``: the balance's later rounds.
+    def _balance_rounds(self, X, m, threshold, how, plan, rng):
+        """``(sigma, note)``: the rule on the first release, then the later
+        rounds.
 
-        Each, while the round before it scaled a column: a private median L2
-        norm of the rows balanced so far (``X / sigma``; ``X`` dense and
-        centred, or sparse as given) and their mean squares clipped to it
-        (:func:`~dpestim.preprocessing._balance.l2_column_squares`), the
-        same rule; the scales multiply. Every planned round is charged, run
-        or not (``plan.balance_rounds``).
+        Each later round, while the round before it scaled a column: a
+        private median L2 norm of the rows balanced so far (``X / sigma``;
+        ``X`` dense and centred, or sparse as given) and their mean squares
+        clipped to it (:func:`~dpestim.preprocessing._balance.
+        l2_column_squares`), the same rule; the scales multiply. Every
+        planned round is charged, run or not (``plan.balance_rounds``).
+        ``note``: ``hyperparameters_["feature_balance"]``.
         """
+        sigma = dominant_scales(m, threshold)
         rounds = 1
         for radius_eps, squares_eps in plan.balance_rounds:
             if sigma is None:
                 break
-            rows = X @ sp.diags(1.0 / sigma) if sp.issparse(X) else X / sigma
             m, threshold = l2_column_squares(
-                rows, radius_eps, squares_eps, plan.centre_sensitivity, rng
-            )
+                _divided(X, sigma), radius_eps, squares_eps,
+                plan.centre_sensitivity, rng,
+            )  # fmt: skip
             rounds += 1
             more = dominant_scales(m, threshold)
             if more is None:
                 break
             sigma = sigma * more
-        return sigma, rounds
+        if plan.balance_rounds:
+            how += f", {rounds} of {1 + len(plan.balance_rounds)} rounds run"
+        return sigma, _balance_note(sigma, how)
 
     def _centre_columns(self, X, plan, rng):
         """``(X - c, c, radius, notes)`` of the in-fit centring (``c`` None:
@@ -528,6 +526,13 @@ class PrivateScalesMixin:
         total = min(basic, accounted)
         check_guarantee(total, self.epsilon, what=f"solver={solver.name!r}")
         return float(total)
+
+
+def _divided(X, sigma):
+    """The float64 columns of dense or sparse ``X`` divided by ``sigma``."""
+    if sp.issparse(X):
+        return X @ sp.diags(1.0 / sigma)
+    return np.divide(X, sigma, dtype=np.float64)
 
 
 def _balance_note(sigma, how):
