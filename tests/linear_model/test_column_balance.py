@@ -300,3 +300,19 @@ def test_sparse_epsilon_inf_is_the_fit_on_the_rescaled_columns():
     Xs = X @ sp.diags(1.0 / fit.feature_balance_)
     ref = Ridge(epsilon=math.inf, feature_balance=None).fit(Xs, y.astype(float))
     np.testing.assert_allclose(fit.predict(X), ref.predict(Xs), rtol=1e-6, atol=1e-6)
+
+
+def test_sparse_epsilon_inf_limit_is_scikit_learns_ridge():
+    """The named reference for sparse rows: scikit-learn's Ridge at the same
+    ``alpha_`` on the columns divided by ``feature_balance_`` (uncentred:
+    sparse rows are balanced as given), mapped back to the columns' units."""
+    from sklearn.linear_model import Ridge as SkRidge
+
+    X, y = _sparse_raw_columns(3000, _seed("sparse-inf-sklearn"))
+    fit = Ridge(epsilon=math.inf).fit(X, y.astype(float))
+    sigma = fit.feature_balance_
+    assert sigma is not None and sigma[33] > 1e4
+    Xs = (X @ sp.diags(1.0 / sigma)).toarray()
+    ref = SkRidge(alpha=fit.alpha_ * X.shape[0]).fit(Xs, y.astype(float))
+    np.testing.assert_allclose(fit.coef_, ref.coef_ / sigma, rtol=1e-5, atol=1e-10)
+    np.testing.assert_allclose(fit.intercept_, ref.intercept_, rtol=1e-5)
