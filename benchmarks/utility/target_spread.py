@@ -8,10 +8,12 @@ defaults (``y_bound="auto"``, ``solver="auto"``) on
 * synthetic targets built from one linear score ``z`` on 5 normal features:
   ``int0-2`` (``z`` rounded to {0, 1, 2}, about half the rows at 1),
   ``binary`` (``z > 0``), ``zeroinfl`` (a count, 0 in 68% of the rows),
-  ``cont`` (``z`` itself: the control);
+  ``cont`` (``z`` itself: the control), ``rare`` / ``common`` (``z > 1.5``
+  and its complement: 82% of the rows at 0, or at 1);
 * the shared data's tasks of ``public_target_bound.py``: Adult's hours per
   week (47% of the rows at 40), COMPAS's prior-offence count (18% at its
-  median), Adult's age and California (controls);
+  median), Adult's age and California (controls), and Adult's label as a 0/1
+  target (76% zeros) and its complement (76% ones);
 
 with 331 / 1,000 / 3,000 training rows (a row sample per seed), epsilon 0.5
 / 1 / 2, R^2 on held-out rows, median over ``--seeds`` seeds. Run it from
@@ -30,6 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from defaults import (  # noqa: E402
+    load,
     markdown_table,
     result_parser,
     run_and_save_stamped,
@@ -48,6 +51,8 @@ def _synthetic():
         "syn-int0-2": np.clip(np.round(z / 2 + 1), 0, 2),
         "syn-binary": (z > 0).astype(float),
         "syn-zeroinfl": np.where(z > 0.8, np.round(np.exp(z / 2)), 0.0),
+        "syn-rare": (z > 1.5).astype(float),
+        "syn-common": (z <= 1.5).astype(float),
         "syn-cont": z,
     }
     for name, y in targets.items():
@@ -62,6 +67,9 @@ def tasks():
     yield from _synthetic()
     for name, X, y, Xt, yt, _, _ in _cells([*SHARED, "california"]):
         yield name, X, y, Xt, yt
+    X, y, Xt, yt, _ = load("adult")  # the label as a 0/1 target, 76% zeros
+    yield "adult-income", X, y.astype(float), Xt, yt.astype(float)
+    yield "adult-income-flipped", X, 1.0 - y, Xt, 1.0 - yt
 
 
 def run(args):

@@ -195,12 +195,14 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         (L1 sensitivity ``R^2`` add/remove, ``2 R^2`` replace-one), over
         ``n``; a column whose noisy mean square exceeds half of the sum over
         the columns not yet rescaled or twenty times their mean (or the two
-        largest, above 3/4 of that sum), and ``ln(d / 0.05)`` noise scales,
+        largest, above 3/4 of that sum, or a group of three to eight
+        above it, the smallest twenty times the others' mean), and
+        ``ln(d / 0.05)`` noise scales,
         is divided by its root mean square, the largest first. Where
         ``epsilon n`` affords them (about 10,100), two later rounds release
         the balanced rows' mean squares clipped to a private L2 radius, for
         the columns the first release's noise hid (several raw columns), 1%
-        more of ``epsilon`` each, charged whether they run or not. Columns
+        more of ``epsilon`` each, always run. Columns
         on comparable scales are used as given. ``epsilon = inf``: the exact
         mean squares. Resolved scales: ``feature_balance_``; see
         ``doc/benchmarks/column_balance.md``."""

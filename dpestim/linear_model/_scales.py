@@ -379,9 +379,8 @@ class PrivateScalesMixin:
         Each round: a private median L2 norm of the rows balanced so far and
         their mean squares clipped to it
         (:func:`~dpestim.preprocessing._balance.l2_column_squares`), the
-        same rule; the later rounds run while the round before scaled a
-        column (every planned round is charged). Columns are divided in
-        place of the sparse structure.
+        same rule; every planned later round runs (:meth:`_balance_rounds`).
+        Columns are divided in place of the sparse structure.
         """
         notes = {k: v for k, v in plan.notes.items() if k == "feature_centring"}
         given = "the sparse rows as given, not centred"
@@ -411,30 +410,33 @@ class PrivateScalesMixin:
         """``(sigma, note)``: the rule on the first release, then the later
         rounds.
 
-        Each later round, while the round before it scaled a column: a
-        private median L2 norm of the rows balanced so far (``X / sigma``;
-        ``X`` dense and centred, or sparse as given) and their mean squares
-        clipped to it (:func:`~dpestim.preprocessing._balance.
-        l2_column_squares`), the same rule; the scales multiply. Every
-        planned round is charged, run or not (``plan.balance_rounds``).
+        Every planned later round (``plan.balance_rounds``) runs, whatever
+        the rounds before it found: a private median L2 norm of the rows
+        balanced so far (``X / sigma``; ``X`` dense and centred, or sparse as
+        given) and their mean squares clipped to it
+        (:func:`~dpestim.preprocessing._balance.l2_column_squares`), the same
+        rule; the scales multiply. A round that scales nothing can still
+        let the next one see further: its radius is the rows' own, where the
+        first release's was the centring's L1 radius, which one huge column
+        (a constant of ``1e6``, a row id) sets far above the rest. The later
+        rounds draw from a stream of their own, spawned from the fit's
+        generator, so a fit whose rounds scale nothing gets the same noise in
+        its solver as before the rounds existed.
         ``note``: ``hyperparameters_["feature_balance"]``.
         """
         sigma = dominant_scales(m, threshold)
-        rounds = 1
-        for radius_eps, squares_eps in plan.balance_rounds:
-            if sigma is None:
-                break
-            m, threshold = l2_column_squares(
-                _divided(X, sigma), radius_eps, squares_eps,
-                plan.centre_sensitivity, rng,
-            )  # fmt: skip
-            rounds += 1
-            more = dominant_scales(m, threshold)
-            if more is None:
-                break
-            sigma = sigma * more
         if plan.balance_rounds:
-            how += f", {rounds} of {1 + len(plan.balance_rounds)} rounds run"
+            (rounds_rng,) = rng.spawn(1)
+        for radius_eps, squares_eps in plan.balance_rounds:
+            m, threshold = l2_column_squares(
+                X if sigma is None else _divided(X, sigma),
+                radius_eps, squares_eps, plan.centre_sensitivity, rounds_rng,
+            )  # fmt: skip
+            more = dominant_scales(m, threshold)
+            if more is not None:
+                sigma = more if sigma is None else sigma * more
+        if plan.balance_rounds:
+            how += f", {1 + len(plan.balance_rounds)} rounds"
         return sigma, _balance_note(sigma, how)
 
     def _centre_columns(self, X, plan, rng):

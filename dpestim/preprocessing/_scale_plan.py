@@ -92,7 +92,7 @@ class ScalePlan:
         Sparse rows only (not centred): the epsilon of the balance's first
         private median L2 row norm (``_balance.plan_sparse_balance``).
     balance_rounds : tuple of (float, float)
-        The balance's later rounds, charged whether they run or not: the
+        The balance's later rounds, each run and charged: the
         epsilons of a private median L2 norm of the balanced rows and of
         their Laplace mean squares clipped to it (``_balance.plan_balance``,
         ``_balance.plan_sparse_balance``).

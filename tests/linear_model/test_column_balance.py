@@ -186,7 +186,7 @@ def test_a_later_round_scales_the_column_the_first_missed():
     # uncentred (its offset is below the first centring's noise): scaled by
     # its root mean square with the offset, sqrt(300^2 + 50^2) = 304
     assert np.all(sigma[:5] == 1.0) and sigma[5] > 1e4 and 200 < sigma[6] < 400
-    assert "3 of 3 rounds run" in fit.hyperparameters_["feature_balance"]
+    assert "3 rounds" in fit.hyperparameters_["feature_balance"]
     assert fit.score(Xt, yt) > 0.9
     off = _quiet_fit(LogisticRegression(feature_balance=None, **kw), X, y)
     # the first release and the later rounds' squares; their radius draws
@@ -203,10 +203,37 @@ def _noise_count(fit, multiplier):
     )
 
 
-def test_later_rounds_are_charged_when_they_do_not_run():
-    """Comparable columns at epsilon n = 40,000: no column is dominant, so
-    the later rounds do not run, and their budget is spent all the same
-    (they were planned before any release read the data)."""
+def test_a_huge_constant_column_no_longer_hides_the_others():
+    """A constant of 1e6 beside an informative raw column (an age of 40 +-
+    13) and five scaled ones (a user trial): the constant sets the first
+    centring's L1 radius (1e6), so the first release sees nothing, and the
+    later rounds used to stop there (0.653 at the code before). Every
+    planned round now runs: the second's radius is the rows' own, which the
+    centring's residual in the constant sets, and the rounds find both."""
+
+    def task(n, seed):
+        rng = np.random.default_rng(seed)
+        Z = rng.normal(size=(n, 5))
+        age = 40.0 + 13.0 * rng.normal(size=n)
+        score = Z @ np.array([1.0, -1.0, 0.5, 0.5, 0.25]) + (age - 40.0) / 13.0
+        y = (score + 0.5 * rng.normal(size=n) > 0).astype(int)
+        return np.c_[Z, age, np.full(n, 1e6)], y
+
+    X, y = task(40_000, _seed("constant"))
+    Xt, yt = task(5000, _seed("constant", "test"))
+    fit = _quiet_fit(
+        LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0), X, y
+    )
+    sigma = fit.feature_balance_
+    assert sigma is not None and np.all(sigma[:5] == 1.0)
+    assert sigma[5] > 5.0 and sigma[6] > 5.0
+    assert fit.score(Xt, yt) > 0.9
+
+
+def test_later_rounds_run_when_the_first_scales_nothing():
+    """Comparable columns at epsilon n = 40,000: no column is dominant in
+    any round; the later rounds run all the same (planned and charged before
+    any release read the data)."""
     rng = np.random.default_rng(_seed("charged"))
     X = rng.normal(size=(40_000, 6))
     y = (X[:, 0] > 0).astype(int)
@@ -214,8 +241,34 @@ def test_later_rounds_are_charged_when_they_do_not_run():
     fit = _quiet_fit(LogisticRegression(**kw), X, y)
     off = _quiet_fit(LogisticRegression(feature_balance=None, **kw), X, y)
     assert fit.feature_balance_ is None
-    assert "1 of 3 rounds run" in fit.hyperparameters_["feature_balance"]
+    assert "3 rounds" in fit.hyperparameters_["feature_balance"]
     assert _em_count(fit.dp_event_) - _em_count(off.dp_event_) == 2
+
+
+def test_later_rounds_draw_from_a_stream_of_their_own(monkeypatch):
+    """The later rounds' draws come from a generator spawned from the fit's,
+    not from the fit's own stream: a fit whose rounds scale nothing is bit
+    for bit the fit whose rounds release nothing at all (their draws
+    replaced by a release that reads no randomness)."""
+    from dpestim.linear_model import _scales
+
+    rng = np.random.default_rng(_seed("stream"))
+    X = rng.normal(size=(40_000, 6))
+    y = (X[:, 0] > 0).astype(int)
+    kw = dict(classes=[0, 1], random_state=0)
+    fit = _quiet_fit(LogisticRegression(**kw), X, y)
+    assert fit.feature_balance_ is None and "3 rounds" in str(fit.hyperparameters_)
+    calls = []
+
+    def silent(X, *args):
+        calls.append(args[-1])
+        return np.ones(X.shape[1]), np.inf  # nothing above an infinite bar
+
+    monkeypatch.setattr(_scales, "l2_column_squares", silent)
+    same = _quiet_fit(LogisticRegression(**kw), X, y)
+    assert len(calls) == 2 and calls[0] is calls[1]  # one spawned stream
+    np.testing.assert_array_equal(same.coef_, fit.coef_)
+    np.testing.assert_array_equal(same.intercept_, fit.intercept_)
 
 
 def test_later_rounds_are_charged_to_the_active_budget():
@@ -230,7 +283,7 @@ def test_later_rounds_are_charged_to_the_active_budget():
     charged = [e for r in budget.records for e in getattr(r[0], "events", [r[0]])]
     radius = [e for e in charged if type(e).__name__ == "ExponentialMechanismDpEvent"]
     assert sum(e.epsilon == pytest.approx(LATER_SHARE / 2) for e in radius) == 2
-    assert "rounds run" in fit.hyperparameters_["feature_balance"]
+    assert "3 rounds" in fit.hyperparameters_["feature_balance"]
     assert budget.spent()[0] <= 1.0 + 1e-9
 
 

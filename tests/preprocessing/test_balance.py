@@ -11,6 +11,7 @@ from dpestim.preprocessing._balance import (
     BALANCE_SHARE,
     DOMINANCE,
     LATER_SHARE,
+    MAX_GROUP,
     OVER_MEAN,
     PAIR_DOMINANCE,
     SPARSE_RADIUS_SHARE,
@@ -133,6 +134,32 @@ def test_two_columns_in_their_own_units_are_found_as_a_pair():
     assert dominant_scales(loader, 0.0) is None
     # the pair's smaller column must clear the noise threshold too
     assert dominant_scales(m, 0.45) is None
+
+
+def test_comparable_raw_columns_are_found_as_a_group():
+    """Six comparable columns in their own units (counts of 1,000 +- 500)
+    among one-hot ones hide each other from the single and pair rules; as
+    a group (above :data:`PAIR_DOMINANCE` of the sum, the smallest twenty
+    times the mean of the rest) they are scaled. Not: a group larger than
+    :data:`MAX_GROUP` (MNIST's busy centre beside its empty border), a
+    smallest member under twenty times the others' mean, a group below the
+    noise threshold, nor anything on comparable columns."""
+    counts = 2.5e5 * np.array([1.1, 1.05, 1.0, 0.95, 0.9, 0.85])
+    m = np.r_[counts, np.full(12, 0.05)]
+    sigma = dominant_scales(m, 0.0)
+    assert sigma is not None
+    np.testing.assert_allclose(sigma[:6], np.sqrt(counts))
+    assert np.all(sigma[6:] == 1.0)
+    assert dominant_scales(m, 2.6e5) is None  # only the largest clears it
+    # a busy block beside near-empty columns, each below twenty times the
+    # mean of all (MNIST-like): MAX_GROUP of them hold far less than
+    # PAIR_DOMINANCE of the sum
+    busy = np.r_[np.full(100, 4.0), np.full(684, 0.04)]
+    assert busy[:MAX_GROUP].sum() < PAIR_DOMINANCE * busy.sum()
+    assert dominant_scales(busy, 0.0) is None
+    close = np.r_[np.full(4, 1.0), np.full(10, 1.0 / (OVER_MEAN * 0.9))]
+    assert dominant_scales(close, 0.0) is None
+    assert dominant_scales(np.ones(30), 0.0) is None
 
 
 def test_a_column_far_above_the_mean_of_many_is_scaled():
