@@ -308,7 +308,12 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
             )
             return np.clip(y, -t, t)
         low, high = _scales.private_target_range(
-            y, plan.target_epsilon, rng, plan.centre_stages, plan.spread_units
+            y,
+            plan.target_epsilon,
+            rng,
+            plan.centre_stages,
+            plan.spread_units,
+            param="target_bound",
         )
         return self._map_target(y, low, high, _scales.target_note(plan))
 

@@ -98,7 +98,9 @@ FENCE = FENCES[1]
 TARGET_HALF_RANGE = 4.0
 
 
-def private_target_range(y, epsilon, rng, stages=CENTRE_STAGES, spread_units=1):
+def private_target_range(
+    y, epsilon, rng, stages=CENTRE_STAGES, spread_units=1, param="y_bound"
+):
     """An ``(low, high)`` range of one target from ``stages + 1`` private draws.
 
     The centre ``c`` is a private median of ``y`` on the signed grid, refined
@@ -112,7 +114,8 @@ def private_target_range(y, epsilon, rng, stages=CENTRE_STAGES, spread_units=1):
     ``spread_units = 1``, the 75th percentile with two
     (:data:`SPREAD_QUANTILES`). The range is ``c -+ FENCES[spread_units] m``
     (about 3.4 standard deviations of a normal target). Each centre draw is
-    ``epsilon``-DP, the spread's ``spread_units x epsilon``-DP.
+    ``epsilon``-DP, the spread's ``spread_units x epsilon``-DP. ``param``:
+    the estimator's parameter the warnings name.
     """
     y = np.asarray(y, dtype=np.float64)
     signed = signed_edges()
@@ -123,19 +126,19 @@ def private_target_range(y, epsilon, rng, stages=CENTRE_STAGES, spread_units=1):
     m = bin_quantile(np.abs(y - c), q, spread_units * epsilon, positive_edges(), rng)
     if m < COLLAPSED:
         warn_in_fit(
-            f"y_bound='auto': the private spread of the target ({m:.3g}) is "
+            f"{param}='auto': the private spread of the target ({m:.3g}) is "
             f"below {COLLAPSED:.2g}, so the target range has most likely "
             "collapsed onto one value and the fit predicts nearly a constant. "
             "This happens when three quarters or more of the targets share one "
-            "value (a 0/1 target, a zero-inflated amount). Pass a public "
-            "y_bound=(low, high) (or, for a target whose spread is truly that "
+            f"value (a 0/1 target, a zero-inflated amount). Pass a public "
+            f"{param}=(low, high) (or, for a target whose spread is truly that "
             "small, rescale it by a public constant).",
             UtilityWarning,
             stacklevel=3,
         )
     elif not math.isinf(epsilon) and beyond_range(m):
         warn_beyond_range(
-            "the private spread of the target (y_bound='auto')",
+            f"the private spread of the target ({param}='auto')",
             "y",
             "the target range is built from that edge, so the targets are "
             "clipped to, or fitted within, a range far from their own",

@@ -68,7 +68,7 @@ def test_model_is_mapped_back_to_the_users_units(monkeypatch):
     X, y, a = _regression(seed=1)
     low, high = -0.5, 1.5
     monkeypatch.setattr(
-        S, "private_target_range", lambda y, eps, rng, *plan: (low, high)
+        S, "private_target_range", lambda y, eps, rng, *plan, **kw: (low, high)
     )
     auto = MinimaxRegressor(
         epsilon=EPS, groups=[0, 1], feature_scale=None, random_state=3
