@@ -221,11 +221,11 @@ class PrivateScalesMixin:
         ``n`` and ``epsilon`` are too small
         (:func:`~dpestim.preprocessing._centring.plan_centring`) nothing
         runs and ``hyperparameters_`` says why. Sparse rows, never centred,
-        get the column balance alone (:meth:`_plan_sparse_balance`).
+        get the column balance alone (:meth:`_plan_balance_as_given`).
         """
         if not self._centring_requested():
             if sparse and not blocked:  # the balance needs no centring there
-                self._plan_sparse_balance(plan, n, solver)
+                self._plan_balance_as_given(plan, n, solver)
             return
         why = None
         if not self.fit_intercept:
@@ -248,7 +248,7 @@ class PrivateScalesMixin:
             plan.notes["feature_centring"] = f"not run: {why}"
             self._warn_centring_not_run(plan.notes["feature_centring"])
             if sparse and not blocked:  # balanced as given, not centred
-                self._plan_sparse_balance(plan, n, solver)
+                self._plan_balance_as_given(plan, n, solver)
             else:
                 self._note_balance_not_run(
                     plan, f"the in-fit centring did not run ({why})"
@@ -280,14 +280,15 @@ class PrivateScalesMixin:
         if self._balance_requested():
             self._set_balance(plan, *plan_balance(self.epsilon, n))
 
-    def _plan_sparse_balance(self, plan, n, solver):
-        """Plan the column balance on sparse rows as given (public rule).
+    def _plan_balance_as_given(self, plan, n, solver):
+        """Plan the column balance on the rows as given (public rule).
 
         Sparse rows are not centred (centring would fill them), but dividing
-        columns keeps them sparse: the balance runs on the rows as given
-        (:func:`~dpestim.preprocessing._balance.plan_sparse_balance`), with
-        the row scale estimated and ``epsilon`` given; ``epsilon = inf``:
-        the exact mean squares.
+        columns keeps them sparse; the minimax estimators, which clip every
+        coordinate, are not centred either. The balance runs on the rows as
+        given (:func:`~dpestim.preprocessing._balance.plan_sparse_balance`),
+        with the row scale estimated and ``epsilon`` given; ``epsilon =
+        inf``: the exact mean squares.
         """
         if not self._balance_requested():
             return
@@ -302,7 +303,7 @@ class PrivateScalesMixin:
         elif (planned := plan_sparse_balance(self.epsilon, n)) is None:
             why = (
                 "epsilon x n_samples too small for a reliable private median of "
-                "the sparse rows' L2 norms (about 5,070 needed)"
+                "the rows' L2 norms (about 5,070 needed)"
             )
         if why is not None:
             self._note_balance_not_run(plan, why)
@@ -354,7 +355,7 @@ class PrivateScalesMixin:
         . c`` (post-processing).
         """
         if sp.issparse(X):
-            return self._apply_sparse_balance(X, plan, rng)
+            return self._apply_balance_as_given(X, plan, rng)
         Xc, c, radius, notes = self._centre_columns(X, plan, rng)
         if c is None or not (plan.exact_balance or plan.balance_epsilon):
             note = plan.notes.get("feature_balance")
@@ -373,8 +374,9 @@ class PrivateScalesMixin:
             return Xc, c, None, notes
         return _divided(Xc, sigma).astype(Xc.dtype, copy=False), c, sigma, notes
 
-    def _apply_sparse_balance(self, X, plan, rng):
-        """``(X', None, sigma, notes)``: sparse rows balanced as given.
+    def _apply_balance_as_given(self, X, plan, rng):
+        """``(X', None, sigma, notes)``: the rows balanced as given (sparse
+        rows; the minimax estimators' dense ones), not centred.
 
         Each round: a private median L2 norm of the rows balanced so far and
         their mean squares clipped to it
@@ -383,7 +385,7 @@ class PrivateScalesMixin:
         Columns are divided in place of the sparse structure.
         """
         notes = {k: v for k, v in plan.notes.items() if k == "feature_centring"}
-        given = "the sparse rows as given, not centred"
+        given = f"the {'sparse ' if sp.issparse(X) else ''}rows as given, not centred"
         if plan.exact_balance:
             m, threshold = exact_column_squares(X)
             how = f"exact mean squares of {given} (epsilon = inf: not private)"
@@ -403,8 +405,10 @@ class PrivateScalesMixin:
         notes = notes | {"feature_balance": note}
         if sigma is None:
             return X, None, None, notes
-        Xb = _divided(X, sigma).asformat(X.format).astype(X.dtype)
-        return Xb, None, sigma, notes
+        Xb = _divided(X, sigma)
+        if sp.issparse(X):
+            Xb = Xb.asformat(X.format)
+        return Xb.astype(X.dtype, copy=False), None, sigma, notes
 
     def _balance_rounds(self, X, m, threshold, how, plan, rng):
         """``(sigma, note)``: the rule on the first release, then the later

@@ -125,6 +125,8 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
             None,
         ],
         "scale_share": [Interval(Real, 0, 1, closed="neither")],
+        "feature_centring": [StrOptions({"auto"}), "boolean", None],
+        "feature_balance": [StrOptions({"auto"}), "boolean", None],
     }
 
     def __init__(
@@ -143,6 +145,8 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         random_state=None,
         feature_scale="auto",
         scale_share=_scales.SCALE_SHARE,
+        feature_centring="auto",
+        feature_balance="auto",
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -157,6 +161,8 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         self.random_state = random_state
         self.feature_scale = feature_scale
         self.scale_share = scale_share
+        self.feature_centring = feature_centring
+        self.feature_balance = feature_balance
 
     # -- helpers ----------------------------------------------------------------
 
@@ -290,7 +296,9 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         # The policy step (._scales): private row scale and target range,
         # planned from public quantities and charged before they read the
         # data; the proportions and the solver run on the rest of epsilon.
-        X, target, row_scale, notes = self._run_scales(X, y, target, solver, rng)
+        X, target, row_scale, centre, sigma, notes = self._run_scales(
+            X, y, target, solver, rng
+        )
         n_cells = self._n_cells(groups.shape[0])
         cells = self._cells(codes, target)
         Xc = self._clip_X(X)
@@ -319,11 +327,18 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
             coef, intercept = theta[:-1], theta[-1] * float(self.feature_bound)
         else:
             coef, intercept = theta, 0.0
-        # back to the user's units: x' = x / s, so w = w' / s, and the
-        # features are clipped at s feature_bound
+        # back to the user's units: x' = (x - c) / sigma / s, so w = w' /
+        # (sigma s) and b = b' - w . c, and feature j is clipped at c_j -+
+        # sigma_j s feature_bound
         self.feature_scale_ = row_scale
+        self.feature_balance_ = sigma
+        self.feature_centre_ = centre
         if row_scale != 1.0:
             coef = coef / row_scale
+        if sigma is not None:
+            coef = coef / sigma
+        if centre is not None:
+            intercept = intercept - float(coef @ centre)
         self._compose_estimates(solver, notes)
         self._release(coef, intercept, dual)
         return self
@@ -522,8 +537,9 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
     def decision_function(self, X):
         """Linear score ``clip(X) @ coef_.T + intercept_``.
 
-        Features are clipped to ``feature_bound`` (times ``feature_scale_``)
-        exactly as in training.
+        Features are clipped to ``feature_bound`` (times ``feature_scale_``,
+        and feature ``j`` times ``feature_balance_[j]`` where the balance
+        rescaled it) exactly as in training.
 
         Parameters
         ----------
@@ -536,7 +552,15 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         check_is_fitted(self)
         X = validate_private_data(self, X, dtype=np.float64, reset=False)
         b = float(self.feature_bound) * self.feature_scale_
-        return np.clip(X, -b, b) @ np.ravel(self.coef_) + np.ravel(self.intercept_)[0]
+        sigma = getattr(self, "feature_balance_", None)
+        if sigma is not None:
+            b = b * sigma
+        c = getattr(self, "feature_centre_", None)
+        c = 0.0 if c is None else c
+        return (
+            np.clip(X, c - b, c + b) @ np.ravel(self.coef_)
+            + np.ravel(self.intercept_)[0]
+        )
 
 
 _DOC_COMMON = """epsilon : float, default=1.0
@@ -617,7 +641,31 @@ object, default="auto"
     scale_share : float, default=0.05
         Share of ``epsilon`` spent on the private scale estimates (split
         equally between the draws; the rest goes to the proportions and the
-        solver); counted inside ``epsilon``."""
+        solver); counted inside ``epsilon``.
+    feature_centring : "auto", bool or None, default="auto"
+        The linear estimators' in-fit centring
+        (:class:`~dpestim.LogisticRegression`'s ``feature_centring``), run
+        before the row unit: a private median L1 row norm and a Laplace mean
+        of the rows clipped to it (3% of ``epsilon``, under the solver's
+        neighbouring relation), subtracted from the columns it moves; the
+        fit runs on ``x - c``, clipped to ``c -+ s feature_bound`` per
+        column in the user's units, and ``intercept_`` carries ``-coef_ .
+        c``. Without it an offset far from 0 (California's longitude) fills
+        the clip with itself. Where it runs: ``fit_intercept``, the row unit
+        estimated, ``epsilon n`` of about 5,070 or more; ``epsilon = inf``:
+        the exact means. ``None`` or ``False``: off.
+    feature_balance : "auto", bool or None, default="auto"
+        Columns that dominate the rows' norms (a column in its own units
+        beside scaled ones: a raw CSV's weights, counts, ages), found and
+        rescaled privately before the row unit: the linear estimators' rule
+        and rounds (:class:`~dpestim.LogisticRegression`'s
+        ``feature_balance``) on the centred rows (1% of ``epsilon``, and 1%
+        more per later round where ``epsilon n`` affords it, about 10,100),
+        or, with the centring off, on the rows as given after a private
+        median L2 norm of their own (1% more); all counted in ``epsilon``
+        and ``dp_event_``. Columns on comparable scales are used as given.
+        ``None`` or ``False``: off (with ``feature_centring=None`` too, the
+        former fit bit for bit)."""
 
 _DOC_ATTRIBUTES = """coef_ : ndarray
         ``theta = R (x+ - x-)`` from the average of the released vertex
@@ -636,6 +684,13 @@ _DOC_ATTRIBUTES = """coef_ : ndarray
         size, per-sample epsilon, number of samples, Lipschitz bound.
     feature_scale_ : float
         The row unit ``s`` used (private when estimated; 1 when not).
+    feature_centre_ : ndarray of shape (n_features,) or None
+        The private centre ``c`` of ``feature_centring`` (released: the
+        prediction clips each feature around it), ``None`` when not run.
+    feature_balance_ : ndarray of shape (n_features,) or None
+        The column scales ``sigma`` of ``feature_balance`` (the fit ran on
+        ``(X - c) / sigma / s``; ``coef_`` is in the user's units), ``None``
+        when no column was rescaled.
     hyperparameters_ : dict
         With ``solver="auto"``, ``{"solver": "<name> ('auto': <reason>)"}``
         (no ``"solver"`` key for an explicit solver), and how the private

@@ -50,6 +50,8 @@ class FairLogisticRegression(BinaryLinearClassifierMixin, BaseMinimaxModel):
         random_state=None,
         feature_scale="auto",
         scale_share=0.05,
+        feature_centring="auto",
+        feature_balance="auto",
     ):
         super().__init__(
             epsilon=epsilon,
@@ -65,6 +67,8 @@ class FairLogisticRegression(BinaryLinearClassifierMixin, BaseMinimaxModel):
             random_state=random_state,
             feature_scale=feature_scale,
             scale_share=scale_share,
+            feature_centring=feature_centring,
+            feature_balance=feature_balance,
         )
         self.constraint = constraint
         self.difference_bound = difference_bound

@@ -156,6 +156,8 @@ class MinimaxLogisticRegression(
         random_state=None,
         feature_scale="auto",
         scale_share=0.05,
+        feature_centring="auto",
+        feature_balance="auto",
     ):
         super().__init__(
             epsilon=epsilon,
@@ -171,6 +173,8 @@ class MinimaxLogisticRegression(
             random_state=random_state,
             feature_scale=feature_scale,
             scale_share=scale_share,
+            feature_centring=feature_centring,
+            feature_balance=feature_balance,
         )
         self.classes = classes
 
@@ -228,6 +232,8 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
         random_state=None,
         feature_scale="auto",
         scale_share=0.05,
+        feature_centring="auto",
+        feature_balance="auto",
     ):
         super().__init__(
             epsilon=epsilon,
@@ -243,6 +249,8 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
             random_state=random_state,
             feature_scale=feature_scale,
             scale_share=scale_share,
+            feature_centring=feature_centring,
+            feature_balance=feature_balance,
         )
         self.target_bound = target_bound
 

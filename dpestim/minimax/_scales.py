@@ -77,9 +77,21 @@ class MinimaxScalesMixin(PrivateScalesMixin):
         return float(self.epsilon) - self._fs.scale_plan.epsilon, float(self.delta)
 
     def _run_scales(self, X, y, target, solver, rng):
-        """Plan, charge and run the estimates; ``(X / s, target', s, notes)``."""
-        n = X.shape[0]
+        """Plan, charge and run the estimates; ``(X', target', s, c, sigma,
+        notes)`` with ``X' = (X - c) / sigma / s``: the linear estimators'
+        in-fit centring and column balance (``feature_centring``,
+        ``feature_balance``: every coordinate is clipped at
+        ``feature_bound``, so a column in its own units, Adult's ``fnlwgt``,
+        would set the row unit alone, and an offset far from 0, California's
+        longitude, would fill the clip with itself), then the row unit ``s``.
+        ``c`` / ``sigma`` are ``None`` when not run or nothing was moved;
+        without the centring the balance runs on the rows as given."""
+        n, d = X.shape
         self._fs.scale_plan = plan = self._plan_scales(n, y, False)
+        if self._centring_requested():
+            self._plan_centring(plan, n, d, False, False, solver)
+        else:
+            self._plan_balance_as_given(plan, n, solver)
         events = plan.events()
         if events:
             charge_fit(
@@ -90,13 +102,19 @@ class MinimaxScalesMixin(PrivateScalesMixin):
                 )
             )
         self._fs.scale_fit = (plan, rng)
-        X, row_scale, notes = self._apply_feature_scale(
+        if self._centring_requested():
+            X, centre, sigma, notes = self._apply_centring(X, plan, rng)
+        else:
+            centre = None
+            X, _, sigma, notes = self._apply_balance_as_given(X, plan, rng)
+        X, row_scale, scale_notes = self._apply_feature_scale(
             X, plan, rng, target=float(self.feature_bound)
         )
         self._fs.target_notes = {}
         target = self._scale_target(target)
         self._fs.scale_fit = None
-        return X, target, row_scale, {**notes, **self._fs.target_notes}
+        notes = {**notes, **scale_notes, **self._fs.target_notes}
+        return X, target, row_scale, centre, sigma, notes
 
     def _compose_estimates(self, solver, notes):
         """The estimates' events composed into ``dp_event_``, ``epsilon_``, report.

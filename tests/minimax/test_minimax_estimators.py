@@ -90,6 +90,8 @@ def test_leak_audit_only_released_arrays(est, data):
         "solver_",
         "noise_multiplier_",
         "feature_scale_",  # a private estimate (exponential mechanism)
+        "feature_centre_",  # the in-fit centring's private (Laplace) centre
+        "feature_balance_",  # the column balance's private scales
         "target_range_",  # MinimaxRegressor: a private estimate
         "hyperparameters_",  # solver="auto": its public choice and reason
     }

@@ -41,7 +41,12 @@ def _em_events(event):
 def test_estimates_are_composed_and_inside_the_request(solver):
     X, y, a = _regression()
     reg = MinimaxRegressor(
-        epsilon=EPS, groups=[0, 1], solver=solver, random_state=0
+        epsilon=EPS,
+        groups=[0, 1],
+        solver=solver,
+        random_state=0,
+        feature_centring=None,  # its draws: test_minimax_centring.py
+        feature_balance=None,
     ).fit(X, y, sensitive_features=a)
     plan = S.plan_estimates(EPS, X.shape[0], share=0.05, rows=True, targets=1)
     assert plan.row_epsilon is not None and plan.target_epsilon is not None
@@ -168,7 +173,12 @@ def test_classifier_feature_scale_is_private_and_invariant():
     scores, scales = [], []
     for k in (1.0, 100.0, 0.01):
         clf = MinimaxLogisticRegression(
-            epsilon=1.0, classes=[0, 1], groups=[0, 1], random_state=0
+            epsilon=1.0,
+            classes=[0, 1],
+            groups=[0, 1],
+            random_state=0,
+            feature_centring=None,  # the row unit alone
+            feature_balance=None,
         ).fit(k * X, y, sensitive_features=a)
         scores.append(clf.score(k * X, y))
         scales.append(clf.feature_scale_)

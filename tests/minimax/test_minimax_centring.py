@@ -1,0 +1,127 @@
+"""The minimax estimators' in-fit centring and column balance (the linear
+estimators' ``feature_centring`` / ``feature_balance``, run before the row
+unit): raw columns, the mapping back to the user's units, the events."""
+
+import warnings
+import zlib
+
+import numpy as np
+import pytest
+from dp_accounting import ComposedDpEvent, LaplaceDpEvent
+
+from dpestim import FairLogisticRegression, MinimaxLogisticRegression, MinimaxRegressor
+
+
+def _seed(*parts):
+    return zlib.crc32("/".join(map(str, parts)).encode())
+
+
+def _raw_column_task(n, seed, regression=False):
+    """Five informative columns of order one, an uninformative sixth in its
+    own units (2e5 +- 1e5, Adult's ``fnlwgt``), a group label."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, 5))
+    X = np.c_[Z, 2e5 + 1e5 * rng.normal(size=n)]
+    a = rng.integers(0, 2, n)
+    signal = Z @ np.array([1.0, -1.0, 0.5, 0.5, 0.25])
+    noisy = signal + 0.5 * rng.normal(size=n)
+    return X, (noisy if regression else (noisy > 0).astype(int)), a
+
+
+def _fit(est, X, y, a):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return est.fit(X, y, sensitive_features=a)
+
+
+def _laplace(event):
+    if isinstance(event, ComposedDpEvent):
+        return [e for sub in event.events for e in _laplace(sub)]
+    return [event] if isinstance(event, LaplaceDpEvent) else []
+
+
+@pytest.mark.parametrize("Est", [MinimaxLogisticRegression, FairLogisticRegression])
+def test_a_raw_column_no_longer_sinks_the_classifiers(Est):
+    """A user trial: on Adult's raw CSV every minimax classifier fell to the
+    majority rate (the raw column set the row unit alone); centred and
+    balanced, the fit learns."""
+    X, y, a = _raw_column_task(20_000, _seed(Est.__name__))
+    Xt, yt, _ = _raw_column_task(5000, _seed(Est.__name__, "test"))
+    kw = dict(epsilon=1.0, classes=[0, 1], groups=[0, 1], random_state=0)
+    on = _fit(Est(**kw), X, y, a)
+    off = _fit(Est(feature_centring=None, feature_balance=None, **kw), X, y, a)
+    majority = max(yt.mean(), 1 - yt.mean())
+    assert off.score(Xt, yt) < majority + 0.05  # the trap
+    assert on.score(Xt, yt) > 0.85
+    assert on.feature_balance_ is not None and on.feature_balance_[5] > 1e4
+    assert off.feature_balance_ is None and off.feature_centre_ is None
+    assert on.epsilon_ <= 1.0
+
+
+def test_the_regressor_learns_on_a_raw_column():
+    X, y, a = _raw_column_task(20_000, _seed("regressor"), regression=True)
+    Xt, yt, _ = _raw_column_task(5000, _seed("regressor", "test"), regression=True)
+    kw = dict(epsilon=1.0, groups=[0, 1], random_state=0)
+    on = _fit(MinimaxRegressor(**kw), X, y, a)
+    off = _fit(
+        MinimaxRegressor(feature_centring=None, feature_balance=None, **kw), X, y, a
+    )
+    assert off.score(Xt, yt) < 0.2
+    assert on.score(Xt, yt) > 0.7
+
+
+def test_prediction_clips_as_the_fit_did():
+    """The fit ran on ``x' = (x - c) / sigma / s`` clipped to ``-+
+    feature_bound``: the released ``coef_`` / ``intercept_`` with the clip
+    at ``c -+ sigma s feature_bound`` give the same scores as the model in
+    the fit's units, on rows far outside the clip too."""
+    X, y, a = _raw_column_task(20_000, _seed("clip"))
+    clf = _fit(
+        MinimaxLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0), X, y, a
+    )
+    c, sigma, s = clf.feature_centre_, clf.feature_balance_, clf.feature_scale_
+    assert c is not None and sigma is not None
+    w = np.ravel(clf.coef_) * sigma * s
+    b = float(clf.intercept_[0]) + float(np.ravel(clf.coef_) @ c)
+    rows = np.r_[X[:50], 50.0 * X[:50]]
+    inside = np.clip((rows - c) / sigma / s, -clf.feature_bound, clf.feature_bound)
+    np.testing.assert_allclose(clf.decision_function(rows), inside @ w + b, rtol=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["noisy-sgda", "dp-smd"])
+def test_the_draws_are_composed_inside_the_request(solver):
+    """The centring (a radius and a Laplace mean) and the balance (a Laplace
+    release, and later rounds where ``epsilon n`` affords them) are in
+    ``dp_event_`` and the report, and ``epsilon_`` stays within the request;
+    under the solver's relation (dp-smd: replace-one, twice the
+    sensitivity)."""
+    X, y, a = _raw_column_task(20_000, _seed("events", solver), regression=True)
+    kw = dict(epsilon=1.0, groups=[0, 1], solver=solver, random_state=0)
+    on = _fit(MinimaxRegressor(**kw), X, y, a)
+    off = _fit(
+        MinimaxRegressor(feature_centring=None, feature_balance=None, **kw), X, y, a
+    )
+    extra = len(_laplace(on.dp_event_)) - len(_laplace(off.dp_event_))
+    assert extra == 2 + 2  # the centring's mean, the first release, 2 rounds
+    assert on.epsilon_ <= 1.0 + 1e-12
+    assert "moved by their private means" in on.hyperparameters_["feature_centring"]
+    report = on.privacy_report()
+    assert report.dp_event == on.dp_event_ and "balance" in report.estimates
+
+
+def test_off_is_the_former_fit():
+    """``feature_centring=None, feature_balance=None``: no draw and no
+    fitted centre or scales; the fit is that of the row unit alone."""
+    X, y, a = _raw_column_task(8000, _seed("off"))
+    kw = dict(epsilon=1.0, classes=[0, 1], groups=[0, 1], random_state=3)
+    one = _fit(
+        MinimaxLogisticRegression(feature_centring=None, feature_balance=None, **kw),
+        X, y, a,
+    )  # fmt: skip
+    two = _fit(
+        MinimaxLogisticRegression(feature_centring=False, feature_balance=False, **kw),
+        X, y, a,
+    )  # fmt: skip
+    assert one.feature_centre_ is None and one.feature_balance_ is None
+    np.testing.assert_array_equal(one.coef_, two.coef_)
+    assert "feature_centring" not in one.hyperparameters_
