@@ -50,7 +50,7 @@ class FairLogisticRegression(BinaryLinearClassifierMixin, BaseMinimaxModel):
         random_state=None,
         feature_scale="auto",
         scale_share=0.05,
-        feature_centring="auto",
+        feature_centring=None,
         feature_balance="auto",
     ):
         super().__init__(

@@ -156,7 +156,7 @@ class MinimaxLogisticRegression(
         random_state=None,
         feature_scale="auto",
         scale_share=0.05,
-        feature_centring="auto",
+        feature_centring=None,
         feature_balance="auto",
     ):
         super().__init__(
@@ -232,7 +232,7 @@ class MinimaxRegressor(_GroupCells, RegressorMixin, BaseMinimaxModel):
         random_state=None,
         feature_scale="auto",
         scale_share=0.05,
-        feature_centring="auto",
+        feature_centring=None,
         feature_balance="auto",
     ):
         super().__init__(

@@ -1,6 +1,7 @@
-"""The minimax estimators' in-fit centring and column balance (the linear
-estimators' ``feature_centring`` / ``feature_balance``, run before the row
-unit): raw columns, the mapping back to the user's units, the events."""
+"""The minimax estimators' column balance (on by default, on the rows as
+given) and in-fit centring (``feature_centring=True``), the linear
+estimators' mechanisms run before the row unit: raw columns, the mapping
+back to the user's units, the events."""
 
 import warnings
 import zlib
@@ -43,19 +44,22 @@ def _laplace(event):
 @pytest.mark.parametrize("Est", [MinimaxLogisticRegression, FairLogisticRegression])
 def test_a_raw_column_no_longer_sinks_the_classifiers(Est):
     """A user trial: on Adult's raw CSV every minimax classifier fell to the
-    majority rate (the raw column set the row unit alone); centred and
-    balanced, the fit learns."""
+    majority rate (the raw column set the row unit alone); balanced (by
+    default) or centred and balanced, the fit learns."""
     X, y, a = _raw_column_task(20_000, _seed(Est.__name__))
     Xt, yt, _ = _raw_column_task(5000, _seed(Est.__name__, "test"))
     kw = dict(epsilon=1.0, classes=[0, 1], groups=[0, 1], random_state=0)
     on = _fit(Est(**kw), X, y, a)
-    off = _fit(Est(feature_centring=None, feature_balance=None, **kw), X, y, a)
+    centred = _fit(Est(feature_centring=True, **kw), X, y, a)
+    off = _fit(Est(feature_balance=None, **kw), X, y, a)
     majority = max(yt.mean(), 1 - yt.mean())
     assert off.score(Xt, yt) < majority + 0.05  # the trap
-    assert on.score(Xt, yt) > 0.85
-    assert on.feature_balance_ is not None and on.feature_balance_[5] > 1e4
+    for fit in (on, centred):
+        assert fit.score(Xt, yt) > 0.85
+        assert fit.feature_balance_ is not None and fit.feature_balance_[5] > 1e4
+        assert fit.epsilon_ <= 1.0
+    assert on.feature_centre_ is None and centred.feature_centre_ is not None
     assert off.feature_balance_ is None and off.feature_centre_ is None
-    assert on.epsilon_ <= 1.0
 
 
 def test_the_regressor_learns_on_a_raw_column():
@@ -63,9 +67,7 @@ def test_the_regressor_learns_on_a_raw_column():
     Xt, yt, _ = _raw_column_task(5000, _seed("regressor", "test"), regression=True)
     kw = dict(epsilon=1.0, groups=[0, 1], random_state=0)
     on = _fit(MinimaxRegressor(**kw), X, y, a)
-    off = _fit(
-        MinimaxRegressor(feature_centring=None, feature_balance=None, **kw), X, y, a
-    )
+    off = _fit(MinimaxRegressor(feature_balance=None, **kw), X, y, a)
     assert off.score(Xt, yt) < 0.2
     assert on.score(Xt, yt) > 0.7
 
@@ -77,8 +79,11 @@ def test_prediction_clips_as_the_fit_did():
     the fit's units, on rows far outside the clip too."""
     X, y, a = _raw_column_task(20_000, _seed("clip"))
     clf = _fit(
-        MinimaxLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0), X, y, a
-    )
+        MinimaxLogisticRegression(
+            epsilon=1.0, classes=[0, 1], random_state=0, feature_centring=True
+        ),
+        X, y, a,
+    )  # fmt: skip
     c, sigma, s = clf.feature_centre_, clf.feature_balance_, clf.feature_scale_
     assert c is not None and sigma is not None
     w = np.ravel(clf.coef_) * sigma * s
@@ -89,22 +94,23 @@ def test_prediction_clips_as_the_fit_did():
 
 
 @pytest.mark.parametrize("solver", ["noisy-sgda", "dp-smd"])
-def test_the_draws_are_composed_inside_the_request(solver):
-    """The centring (a radius and a Laplace mean) and the balance (a Laplace
-    release, and later rounds where ``epsilon n`` affords them) are in
-    ``dp_event_`` and the report, and ``epsilon_`` stays within the request;
-    under the solver's relation (dp-smd: replace-one, twice the
-    sensitivity)."""
+@pytest.mark.parametrize("centring", [None, True])
+def test_the_draws_are_composed_inside_the_request(solver, centring):
+    """The balance (a Laplace release after its own radius draw, or the
+    centring's, and two later rounds where ``epsilon n`` affords them) and,
+    asked for, the centring (a radius and a Laplace mean) are in
+    ``dp_event_`` and the report, and ``epsilon_`` stays within the request,
+    under the solver's relation (dp-smd: replace-one)."""
     X, y, a = _raw_column_task(20_000, _seed("events", solver), regression=True)
     kw = dict(epsilon=1.0, groups=[0, 1], solver=solver, random_state=0)
-    on = _fit(MinimaxRegressor(**kw), X, y, a)
-    off = _fit(
-        MinimaxRegressor(feature_centring=None, feature_balance=None, **kw), X, y, a
-    )
+    on = _fit(MinimaxRegressor(feature_centring=centring, **kw), X, y, a)
+    off = _fit(MinimaxRegressor(feature_balance=None, **kw), X, y, a)
     extra = len(_laplace(on.dp_event_)) - len(_laplace(off.dp_event_))
-    assert extra == 2 + 2  # the centring's mean, the first release, 2 rounds
+    # the first release and two rounds' squares; the centring's mean
+    assert extra == 3 + (centring is True)
     assert on.epsilon_ <= 1.0 + 1e-12
-    assert "moved by their private means" in on.hyperparameters_["feature_centring"]
+    note = on.hyperparameters_.get("feature_centring", "")
+    assert ("moved by their private means" in note) == (centring is True)
     report = on.privacy_report()
     assert report.dp_event == on.dp_event_ and "balance" in report.estimates
 
