@@ -539,7 +539,8 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
 
         Features are clipped to ``feature_bound`` (times ``feature_scale_``,
         and feature ``j`` times ``feature_balance_[j]`` where the balance
-        rescaled it) exactly as in training.
+        rescaled it, around ``feature_centre_[j]`` where the centring ran)
+        exactly as in training.
 
         Parameters
         ----------
