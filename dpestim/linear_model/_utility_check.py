@@ -228,9 +228,12 @@ class UtilityCheckMixin:
                 "for feature_centring to centre the columns privately)"
             )
         elif getattr(self, "feature_centre_", None) is None:
+            # the plan's public reason where the centring was asked for
+            note = getattr(self, "hyperparameters_", {}).get("feature_centring", "")
+            here = f"; here it did {note}" if note.startswith("not run") else ""
             centring = (
                 " (without public constants: feature_centring centres them "
-                "privately where n x epsilon affords it)"
+                f"privately where n x epsilon affords it{here})"
             )
         else:  # centred already: what is left is the columns' spreads
             centring = (

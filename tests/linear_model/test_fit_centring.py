@@ -252,6 +252,20 @@ def test_the_advice_does_not_recommend_a_centring_that_ran():
         text = " ".join(str(w.message) for w in record)
         assert ("feature_centring centres them" in text) is named
         assert ("per-column scales" in text) is not named
+        assert "here it did not run" not in text  # asked for and run, or off
+
+
+def test_the_advice_says_why_the_centring_did_not_run():
+    """Too few rows for the centring's radius draw (a user trial: raw columns
+    at 2,000 rows, the majority rate): the advice names the plan's public
+    reason."""
+    X, _ = _year_data(2000, seed=10)
+    y = np.random.default_rng(1).integers(0, 2, 2000)
+    with pytest.warns(UserWarning, match="not clearly better") as record:
+        fit = LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    assert fit.feature_centre_ is None
+    text = " ".join(str(w.message) for w in record)
+    assert "here it did not run: epsilon x n_samples too small" in text
 
 
 def test_epsilon_inf_limit_is_scikit_learns_ridge():
