@@ -79,13 +79,12 @@ class MinimaxScalesMixin(PrivateScalesMixin):
     def _run_scales(self, X, y, target, solver, rng):
         """Plan, charge and run the estimates; ``(X', target', s, c, sigma,
         notes)`` with ``X' = (X - c) / sigma / s``: the linear estimators'
-        in-fit centring and column balance (``feature_centring``,
-        ``feature_balance``: every coordinate is clipped at
+        column balance (``feature_balance``; every coordinate is clipped at
         ``feature_bound``, so a column in its own units, Adult's ``fnlwgt``,
-        would set the row unit alone, and an offset far from 0, California's
-        longitude, would fill the clip with itself), then the row unit ``s``.
-        ``c`` / ``sigma`` are ``None`` when not run or nothing was moved;
-        without the centring the balance runs on the rows as given."""
+        would set the row unit alone), on the rows as given, or after their
+        in-fit centring with ``feature_centring=True``; then the row unit
+        ``s``. ``c`` / ``sigma`` are ``None`` when not run or nothing was
+        moved."""
         n, d = X.shape
         self._fs.scale_plan = plan = self._plan_scales(n, y, False)
         if self._centring_requested():

@@ -271,8 +271,10 @@ def exact_column_squares(X):
 
 def _dominant_group(m, idx, rest, threshold):
     """The smallest group of 3 to :data:`MAX_GROUP` of the largest columns
-    ``idx`` that dominates the others together (:data:`MAX_GROUP`), or
-    ``None``."""
+    not yet found dominant (``idx``) that dominates the others together:
+    above :data:`PAIR_DOMINANCE` of their sum ``rest``, its smallest member
+    :data:`OVER_MEAN` times the mean of the others and above ``threshold``;
+    or ``None``."""
     order = idx[np.argsort(-m[idx], kind="stable")]
     for k in range(3, min(MAX_GROUP, order.size // 2) + 1):
         group, others = order[:k], order[k:]

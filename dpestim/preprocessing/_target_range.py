@@ -67,13 +67,17 @@ SPREAD_QUANTILES = {1: 0.5, ROBUST_SPREAD_UNITS: 0.75}
 #: between 0 and the rare value's deviation have nearly equal utility and
 #: the draw may land anywhere among them (a synthetic 0/1 target, 3,000
 #: rows: 0.007, not warned), so the warning is sure, not complete. An
-#: absolute bar, in the target's units: the
-#: invariance tests' smallest spread (``10 ** -3``) is 8 times above it; a
-#: bar relative to the centre cannot tell a collapse onto a value ``v !=
-#: 0`` (the centre's error, about ``|v| 4e-6`` after four stages) from a
-#: target shifted by ``10 ** 4`` times its spread; such a collapse is not
-#: warned.
+#: absolute bar, in the target's units: the invariance tests' smallest
+#: spread (``10 ** -3``) is 8 times above it; a bar relative to the centre
+#: cannot tell a collapse onto a value ``v != 0`` (the centre's error, about
+#: ``|v| 4e-6`` after four stages) from a target shifted by ``10 ** 4``
+#: times its spread; such a collapse is not warned.
 COLLAPSED = 1e-4
+#: How each estimator's parameter takes a public bound (the warnings' advice).
+_PUBLIC_BOUND = {
+    "y_bound": "y_bound=(low, high)",
+    "target_bound": "target_bound (a bound on |y|)",
+}
 #: The target range is the centre -+ ``FENCES[units] m``: 5 median absolute
 #: deviations, or ``5 x 0.6745 / 1.1503 = 2.93`` 75th percentiles of ``|y -
 #: c|``, both about 3.4 standard deviations of a normal target either way.
@@ -131,8 +135,8 @@ def private_target_range(
             "collapsed onto one value and the fit predicts nearly a constant. "
             "This happens when three quarters or more of the targets share one "
             f"value (a 0/1 target, a zero-inflated amount). Pass a public "
-            f"{param}=(low, high) (or, for a target whose spread is truly that "
-            "small, rescale it by a public constant).",
+            f"{_PUBLIC_BOUND.get(param, param)} (or, for a target whose spread "
+            "is truly that small, rescale it by a public constant).",
             UtilityWarning,
             stacklevel=3,
         )
