@@ -339,9 +339,14 @@ class PrivateScalesMixin:
         parameters, ``n``, ``d``, sparse or blocked input).
         """
         if self.feature_centring is True:
+            auto = (
+                " (feature_centring='auto' plans it only where it runs)"
+                if self._centring_default
+                else ""
+            )
             warnings.warn(
                 f"feature_centring=True was {note}; the fit runs on the columns "
-                "as given (feature_centring='auto' plans it only where it runs).",
+                f"as given{auto}.",
                 UserWarning,
                 stacklevel=4,
             )

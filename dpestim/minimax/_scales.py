@@ -53,6 +53,10 @@ class MinimaxScalesMixin(PrivateScalesMixin):
     #: StandardScaler 0.595 -> 0.642; Adult and COMPAS as loaded within
     #: 0.002; benchmarks/utility/minimax_scale.py, results/minimax_scale.md).
     _row_statistic = (_scales.row_max_abs, "row max |x_j|")
+    #: ``feature_centring`` is opt-in here (``True``; no ``"auto"``): it made
+    #: ``FairLogisticRegression``'s equalized-odds fits on COMPAS fall to a
+    #: constant (see ``feature_centring`` in the estimators' docstrings).
+    _centring_default = False
 
     @property
     def _fs(self):

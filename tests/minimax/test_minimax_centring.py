@@ -131,3 +131,23 @@ def test_off_is_the_former_fit():
     assert one.feature_centre_ is None and one.feature_balance_ is None
     np.testing.assert_array_equal(one.coef_, two.coef_)
     assert "feature_centring" not in one.hyperparameters_
+
+
+def test_an_asked_centring_that_cannot_run_says_why():
+    """``feature_centring=True`` without an intercept: the centring cannot
+    carry its offset, so it does not run, and the warning says so without
+    pointing at an ``"auto"`` the minimax estimators do not take."""
+    X, y, a = _raw_column_task(8000, _seed("no-intercept"))
+    est = MinimaxLogisticRegression(
+        epsilon=1.0,
+        classes=[0, 1],
+        groups=[0, 1],
+        random_state=0,
+        feature_centring=True,
+        fit_intercept=False,
+    )
+    with pytest.warns(UserWarning, match="feature_centring=True was not run") as rec:
+        est.fit(X, y, sensitive_features=a)
+    text = " ".join(str(w.message) for w in rec)
+    assert "fit_intercept=False" in text and "'auto'" not in text
+    assert est.feature_centre_ is None
