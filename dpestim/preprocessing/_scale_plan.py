@@ -225,10 +225,10 @@ def _balance_line(plan):
     """The report's words on the column balance (``feature_balance``)."""
     rounds = plan.balance_rounds
     later = (
-        f", then up to {len(rounds)} later round(s) on the balanced rows, "
+        f", then {len(rounds)} later round(s) on the balanced rows, "
         f"each a median L2 norm R' and Laplace mean squares of the rows "
         f"clipped to R' (L1 sensitivity R'^2), of epsilon {rounds[0][0]:.4g} "
-        "each (charged whether they run or not)"
+        "each"
         if rounds
         else ""
     )
@@ -236,7 +236,7 @@ def _balance_line(plan):
         first = "Laplace mean squares of the centred rows clipped to R"
     else:
         first = (
-            "a median L2 norm R of the sparse rows as given (not centred) of "
+            "a median L2 norm R of the rows as given (not centred) of "
             f"epsilon {plan.balance_radius_epsilon:.4g} and Laplace mean "
             "squares of the rows clipped to R"
         )
