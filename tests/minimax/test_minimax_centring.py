@@ -151,3 +151,38 @@ def test_an_asked_centring_that_cannot_run_says_why():
     text = " ".join(str(w.message) for w in rec)
     assert "fit_intercept=False" in text and "'auto'" not in text
     assert est.feature_centre_ is None
+
+
+def test_the_non_private_limit_is_the_fit_on_the_rescaled_columns():
+    """``epsilon = inf``: the balance reads the exact mean squares, and the
+    fit is the former estimator's (``feature_balance=None``) on the columns
+    divided by those scales, mapped back (the named reference)."""
+    X, y, a = _raw_column_task(4000, _seed("inf"), regression=True)
+    kw = dict(epsilon=np.inf, groups=[0, 1], random_state=0)
+    fit = _fit(MinimaxRegressor(**kw), X, y, a)
+    sigma = fit.feature_balance_
+    assert sigma is not None and sigma[5] > 1e4
+    ref = _fit(MinimaxRegressor(feature_balance=None, **kw), X / sigma, y, a)
+    np.testing.assert_allclose(fit.coef_ * sigma, ref.coef_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(fit.intercept_, ref.intercept_, rtol=1e-10)
+    np.testing.assert_allclose(fit.predict(X), ref.predict(X / sigma), rtol=1e-9)
+
+
+def test_the_balance_is_charged_to_the_active_budget():
+    """The balance's draws reach an active ``PrivacyBudget`` with the rest
+    of the fit's events, and the fit stays within its epsilon."""
+    from dpestim.model_selection import PrivacyBudget
+
+    X, y, a = _raw_column_task(20_000, _seed("budget"))
+    budget = PrivacyBudget(2.0, 1e-5)
+    with budget:
+        fit = _fit(
+            MinimaxLogisticRegression(
+                epsilon=1.0, classes=[0, 1], groups=[0, 1], random_state=0
+            ),
+            X, y, a,
+        )  # fmt: skip
+    charged = [e for r in budget.records for e in getattr(r[0], "events", [r[0]])]
+    assert len(_laplace(ComposedDpEvent(charged))) >= 3  # release + 2 rounds
+    assert fit.feature_balance_ is not None
+    assert budget.spent()[0] <= 1.0 + 1e-9
