@@ -22,7 +22,7 @@ from ..preprocessing._balance import (
     l2_column_squares,
     laplace_column_squares,
     plan_balance,
-    plan_sparse_balance,
+    plan_balance_as_given,
 )
 from ..preprocessing._centring import laplace_centre, plan_centring
 from ..preprocessing._fit_scales import TARGET_SHARE_CAP
@@ -286,7 +286,7 @@ class PrivateScalesMixin:
         Sparse rows are not centred (centring would fill them), but dividing
         columns keeps them sparse; the minimax estimators, which clip every
         coordinate, are not centred either. The balance runs on the rows as
-        given (:func:`~dpestim.preprocessing._balance.plan_sparse_balance`),
+        given (:func:`~dpestim.preprocessing._balance.plan_balance_as_given`),
         with the row scale estimated and ``epsilon`` given; ``epsilon =
         inf``: the exact mean squares.
         """
@@ -300,7 +300,7 @@ class PrivateScalesMixin:
         elif math.isinf(self.epsilon):
             plan.exact_balance = True
             return
-        elif (planned := plan_sparse_balance(self.epsilon, n)) is None:
+        elif (planned := plan_balance_as_given(self.epsilon, n)) is None:
             why = (
                 "epsilon x n_samples too small for a reliable private median of "
                 "the rows' L2 norms (about 5,070 needed)"

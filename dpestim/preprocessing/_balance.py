@@ -63,7 +63,7 @@ rounds, :data:`LATER_SHARE` (1%) of epsilon more each, planned only where
 returns CSR by default) are not centred, since centring would fill them,
 but they are balanced as given: each round draws a private median L2 norm
 of the (balanced) rows and releases their mean squares clipped to it, with
-the same rule (:func:`plan_sparse_balance`); dividing columns keeps the
+the same rule (:func:`plan_balance_as_given`); dividing columns keeps the
 matrix sparse. Uncentred, a column's mean square is its offset's square
 plus its spread's, and both make it dominate the rows' norms alike (Adult's
 raw CSV through the default pipeline: 0.769, the majority rate, before).
@@ -99,7 +99,7 @@ __all__ = [
     "l2_column_squares",
     "laplace_column_squares",
     "plan_balance",
-    "plan_sparse_balance",
+    "plan_balance_as_given",
 ]
 
 #: Share of ``epsilon`` of the noisy mean squares (where the centring runs).
@@ -169,12 +169,14 @@ def plan_balance(epsilon, n_samples):
     return first, _later_rounds(epsilon, n_samples)
 
 
-def plan_sparse_balance(epsilon, n_samples):
-    """``(radius, first, later)`` of the balance on sparse rows, or ``None``.
+def plan_balance_as_given(epsilon, n_samples):
+    """``(radius, first, later)`` of the balance on the rows as given, or
+    ``None``.
 
     Sparse rows are balanced as given (not centred: centring would fill
-    them): the first round draws a private median L2 norm (``radius``,
-    :data:`SPARSE_RADIUS_SHARE`) and releases the mean squares clipped to it
+    them), and so are the minimax estimators' dense rows: the first round
+    draws a private median L2 norm (``radius``, :data:`SPARSE_RADIUS_SHARE`)
+    and releases the mean squares clipped to it
     (``first``, :data:`BALANCE_SHARE`); ``later``: ``(radius, squares)``
     pairs (:data:`LATER_SHARE` each) where feasible (``epsilon n`` of about
     10,100). ``None`` where the first radius draw is not feasible
@@ -187,7 +189,7 @@ def plan_sparse_balance(epsilon, n_samples):
     return radius, first, _later_rounds(epsilon, n_samples)
 
 
-def laplace_column_squares(X, radius, epsilon, sensitivity, rng, ord=1):
+def laplace_column_squares(X, radius, epsilon, sensitivity, rng, ord=1, norms=None):
     """``(m, threshold)``: noisy mean squares of the columns of dense ``X``.
 
     ``X``: the rows (float, dense or CSR); ``radius``: the released radius
@@ -195,11 +197,12 @@ def laplace_column_squares(X, radius, epsilon, sensitivity, rng, ord=1):
     (``ord=2``); ``sensitivity``: 1 (add/remove one) or 2 (replace-one), in
     units of ``R^2``. ``threshold``: :func:`~._centring.laplace_move_threshold`
     noise scales over ``n``, the least a dominant column's ``m_j`` must
-    exceed.
+    exceed. ``norms``: the rows' norms of that order, if already computed.
     """
     n, d = X.shape
     b = sensitivity * radius * radius / epsilon
-    m = (_clipped_squares(X, radius, ord) + rng.laplace(scale=b, size=d)) / n
+    squares = _clipped_squares(X, radius, ord, norms)
+    m = (squares + rng.laplace(scale=b, size=d)) / n
     return m, laplace_move_threshold(d) * b / n
 
 
@@ -221,7 +224,7 @@ def l2_column_squares(X, radius_epsilon, epsilon, sensitivity, rng):
     D = _float64(X)
     l2 = _norms(D, 2)
     radius = bin_quantile(l2, 0.5, radius_epsilon, positive_edges(), rng) * HALF_BIN
-    return laplace_column_squares(D, radius, epsilon, sensitivity, rng, ord=2)
+    return laplace_column_squares(D, radius, epsilon, sensitivity, rng, 2, l2)
 
 
 def _float64(X):
@@ -242,15 +245,17 @@ def _norms(D, ord):
         return np.sqrt(np.asarray(squares, dtype=np.float64).ravel())
 
 
-def _clipped_squares(X, radius, ord=1):
+def _clipped_squares(X, radius, ord=1, norms=None):
     """Per column, the sum of the squared entries of the rows of ``X``
     clipped to L1 (``ord=1``) or L2 (``ord=2``) norm ``radius`` (a row whose
     norm is not finite adds nothing; rounding-safe factors,
     :func:`~dpestim._kernels.clipping.clip_factors`). A row adds a vector of
-    L1 norm ``||x||_2^2 <= radius^2`` (``||x||_2 <= ||x||_1``).
+    L1 norm ``||x||_2^2 <= radius^2`` (``||x||_2 <= ||x||_1``). ``norms``:
+    the rows' norms of order ``ord``, if the caller has them.
     """
     D = _float64(X)
-    factors = clip_factors(_norms(D, ord), radius, D.shape[1])
+    norms = _norms(D, ord) if norms is None else norms
+    factors = clip_factors(norms, radius, D.shape[1])
     keep = factors > 0
     if sp.issparse(D):  # the clipped rows' entries are at most the radius
         clipped = sp.diags(factors[keep]) @ D[keep]

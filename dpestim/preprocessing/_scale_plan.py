@@ -90,12 +90,12 @@ class ScalePlan:
         squared. The first release, where later rounds are planned.
     balance_radius_epsilon : float or None
         Sparse rows only (not centred): the epsilon of the balance's first
-        private median L2 row norm (``_balance.plan_sparse_balance``).
+        private median L2 row norm (``_balance.plan_balance_as_given``).
     balance_rounds : tuple of (float, float)
         The balance's later rounds, each run and charged: the
         epsilons of a private median L2 norm of the balanced rows and of
         their Laplace mean squares clipped to it (``_balance.plan_balance``,
-        ``_balance.plan_sparse_balance``).
+        ``_balance.plan_balance_as_given``).
     exact_balance : bool
         A non-private fit balanced by the exact mean squares (no event).
     """

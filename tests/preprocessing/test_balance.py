@@ -21,7 +21,7 @@ from dpestim.preprocessing._balance import (
     l2_column_squares,
     laplace_column_squares,
     plan_balance,
-    plan_sparse_balance,
+    plan_balance_as_given,
 )
 from dpestim.preprocessing._centring import laplace_move_threshold
 from dpestim.preprocessing._grid_quantile import feasible, positive_edges
@@ -193,11 +193,11 @@ def test_later_rounds_are_a_public_plan():
     assert first == BALANCE_SHARE * eps and later == ((part, part),) * 2
     # more rows or epsilon: the same rounds, never thinner ones
     assert plan_balance(2.0, 50_000)[1] == ((2 * part, 2 * part),) * 2
-    assert plan_sparse_balance(eps, 5_000) is None
-    radius, first, later = plan_sparse_balance(eps, 6_000)
+    assert plan_balance_as_given(eps, 5_000) is None
+    radius, first, later = plan_balance_as_given(eps, 6_000)
     assert radius == SPARSE_RADIUS_SHARE * eps and first == BALANCE_SHARE * eps
     assert later == () and feasible(radius, 6_000, 0.5, n_bins)
-    assert plan_sparse_balance(eps, 10_200)[2] == ((part, part),) * 2
+    assert plan_balance_as_given(eps, 10_200)[2] == ((part, part),) * 2
 
 
 def test_sparse_rows_give_the_dense_clipped_squares():
