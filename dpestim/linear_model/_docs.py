@@ -187,9 +187,10 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         ones, a sampling weight of 1e5 or a count in thousands, otherwise
         sets the row scale alone and the other columns barely move the
         model, at any epsilon). ``"auto"`` and ``True``: on wherever the
-        centring runs (it reuses its L1 radius ``R``), and on sparse rows as
-        given (not centred: a private median L2 norm ``R`` first, 1% more);
-        ``None`` or ``False``: off. One pure-DP draw of 1% of ``epsilon``,
+        centring runs (it reuses its L1 radius ``R``), and on sparse rows,
+        or dense ones too few for the centring, as given (not centred: a
+        private median L2 norm ``R`` first, 1% more); ``None`` or ``False``:
+        off. One pure-DP draw of 1% of ``epsilon``,
         counted in ``epsilon`` and ``dp_event_``: the rows clipped to norm
         ``R``, their squared entries summed per column plus Laplace noise
         (L1 sensitivity ``R^2`` add/remove, ``2 R^2`` replace-one), over
@@ -198,11 +199,15 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         largest, above 3/4 of that sum, or a group of three to eight
         above it, the smallest twenty times the others' mean), and
         ``ln(d / 0.05)`` noise scales,
-        is divided by its root mean square, the largest first. Where
-        ``epsilon n`` affords them (about 10,100), two later rounds release
-        the balanced rows' mean squares clipped to a private L2 radius, for
-        the columns the first release's noise hid (several raw columns), 1%
-        more of ``epsilon`` each, always run. Columns
+        is divided by its root mean square, the largest first. Two later
+        rounds release the balanced rows' mean squares clipped to a private
+        L2 radius, for the columns the first release's noise hid (several
+        raw columns), 1% more of ``epsilon`` each, always run. Where
+        ``epsilon n`` is below about 10,100 (5,070 for the first round on
+        rows as given) each draw is raised to the epsilon that makes it
+        reliable (about ``54 / n``), with as many rounds as keep the whole
+        balance within 15% of ``epsilon``; none below ``epsilon n`` of
+        about 680 (``hyperparameters_`` says so). Columns
         on comparable scales are used as given. ``epsilon = inf``: the exact
         mean squares. Resolved scales: ``feature_balance_``; see
         ``doc/benchmarks/column_balance.md``."""

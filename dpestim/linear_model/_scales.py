@@ -17,6 +17,7 @@ import scipy.sparse as sp
 
 from ..preprocessing import _fit_scales as _scales
 from ..preprocessing._balance import (
+    BALANCE_CAP,
     dominant_scales,
     exact_column_squares,
     l2_column_squares,
@@ -270,9 +271,14 @@ class PrivateScalesMixin:
         if note is not None:
             plan.notes["feature_centring"] = note
             self._warn_centring_not_run(note)
-            self._note_balance_not_run(
-                plan, f"the in-fit centring did not run ({note[len('not run: ') :]})"
-            )
+            if note.startswith("not run: epsilon x n_samples"):
+                # too few rows for the centre: balanced as given (not centred)
+                self._plan_balance_as_given(plan, n, solver)
+            else:
+                self._note_balance_not_run(
+                    plan,
+                    f"the in-fit centring did not run ({note[len('not run: ') :]})",
+                )
             return
         plan.centre_radius_epsilon = radius_eps
         plan.centre_epsilon = mean_eps
@@ -303,7 +309,8 @@ class PrivateScalesMixin:
         elif (planned := plan_balance_as_given(self.epsilon, n)) is None:
             why = (
                 "epsilon x n_samples too small for a reliable private median of "
-                "the rows' L2 norms (about 5,070 needed)"
+                f"the rows' L2 norms within {BALANCE_CAP:g} of epsilon (about 680 "
+                "needed)"
             )
         if why is not None:
             self._note_balance_not_run(plan, why)
@@ -359,7 +366,7 @@ class PrivateScalesMixin:
         b'`` and releases ``coef_ = w / sigma`` and ``intercept_ = b' - coef_
         . c`` (post-processing).
         """
-        if sp.issparse(X):
+        if sp.issparse(X) or plan.balance_radius_epsilon is not None:
             return self._apply_balance_as_given(X, plan, rng)
         Xc, c, radius, notes = self._centre_columns(X, plan, rng)
         if c is None or not (plan.exact_balance or plan.balance_epsilon):

@@ -56,8 +56,11 @@ release's was the centring's L1 radius (a constant of ``1e6`` or a row id
 sets that far above the rest: a user trial, 0.678 before). The later
 rounds draw from a stream spawned from the fit's generator, so a fit
 whose rounds scale nothing has its solver's noise unchanged. Two later
-rounds, :data:`LATER_SHARE` (1%) of epsilon more each, planned only where
-``n epsilon`` affords their radius draws (about 10,100).
+rounds, :data:`LATER_SHARE` (1%) of epsilon more each where ``n epsilon``
+makes that share's radius draw reliable (about 10,100); below, each draw is
+raised to the epsilon that makes it reliable (:func:`draw_need`), and as
+many rounds run as keep the whole balance within :data:`BALANCE_CAP` (15%)
+of epsilon.
 
 **Sparse rows** (a scikit-learn ``ColumnTransformer`` with one-hot columns
 returns CSR by default) are not centred, since centring would fill them,
@@ -68,6 +71,15 @@ matrix sparse. Uncentred, a column's mean square is its offset's square
 plus its spread's, and both make it dominate the rows' norms alike (Adult's
 raw CSV through the default pipeline: 0.769, the majority rate, before).
 
+**Small data.** Dense rows too few for the in-fit centring (``epsilon n``
+below about 5,070) are balanced as given in the same way, each draw raised
+to :func:`draw_need` within :data:`BALANCE_CAP` (``epsilon n`` of about 680
+or more): a user trial found raw columns at the majority rate there
+(Adult's raw CSV at 2,000-5,000 rows, epsilon 1: 0.766-0.770 against 0.834
+on standardised columns; measured since: ``benchmarks/utility/
+small_raw.py``). Where no column dominates, the balance costs its budget
+only (up to 15% of epsilon at the smallest ``epsilon n``).
+
 A dataset whose columns are on comparable scales has no dominant column
 (with ``d >= 3``, no column carries half of the rows' squared norms or
 twenty times their mean), so the rows are used as given: the project's
@@ -77,15 +89,18 @@ absorbs. Measured: ``benchmarks/utility/
 column_balance.py`` (``benchmarks/results/column_balance.md``).
 """
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
 from .._kernels.clipping import clip_factors
 from ._centring import HALF_BIN, _row_norms, laplace_move_threshold
 from ._fit_scales import MAX_DRAW_EPSILON
-from ._grid_quantile import bin_quantile, feasible, positive_edges
+from ._grid_quantile import FAILURE, bin_quantile, positive_edges
 
 __all__ = [
+    "BALANCE_CAP",
     "BALANCE_ROUNDS",
     "BALANCE_SHARE",
     "DOMINANCE",
@@ -95,6 +110,7 @@ __all__ = [
     "PAIR_DOMINANCE",
     "SPARSE_RADIUS_SHARE",
     "dominant_scales",
+    "draw_need",
     "exact_column_squares",
     "l2_column_squares",
     "laplace_column_squares",
@@ -145,15 +161,44 @@ LATER_SHARE = 0.01
 SPARSE_RADIUS_SHARE = 0.01
 
 
-def _later_rounds(epsilon, n_samples):
-    """The later rounds' ``(radius, squares)`` epsilons: ``BALANCE_ROUNDS -
-    1`` rounds of two halves of :data:`LATER_SHARE` where the radius draw
-    is :func:`~._grid_quantile.feasible` (public; ``epsilon n`` of about
-    10,100), else none."""
-    part = LATER_SHARE * float(epsilon) / 2.0
-    if not feasible(part, n_samples, 0.5, positive_edges().shape[0] + 1):
-        return ()
-    return ((min(part, MAX_DRAW_EPSILON),) * 2,) * (BALANCE_ROUNDS - 1)
+#: Most of ``epsilon`` the whole balance may take where ``epsilon n`` is
+#: too small for the shares above (each draw raised to :func:`draw_need`):
+#: small data with raw columns (a user trial: Adult's raw CSV at 2,000 rows,
+#: epsilon 1, 0.766 without a balance, the majority rate).
+BALANCE_CAP = 0.15
+
+
+def draw_need(n_samples):
+    """Smallest epsilon of one balance draw at ``n`` rows (public).
+
+    The epsilon at which a private median of ``n`` row norms is
+    :func:`~._grid_quantile.feasible` (about ``54 / n``). A round's mean
+    squares get as much: with ``epsilon n`` of 54 a column holding a share
+    ``ln(20 d) / 54`` of the clipped rows' mean squared norm (0.14 at ``d =
+    100``, twice that replace-one) clears the release's threshold.
+    """
+    n_bins = positive_edges().shape[0] + 1
+    t = 0.5 * n_samples
+    need = 2.0 * (math.log(n_bins) + math.log(1.0 / FAILURE)) / t if t > 0 else math.inf
+    # rounding-safe: feasible() at exactly this epsilon
+    return need * (1.0 + 1e-9)
+
+
+def _later_rounds(epsilon, n_samples, spent):
+    """The later rounds' ``(radius, squares)`` epsilons, ``spent``: what the
+    balance's first round takes.
+
+    ``BALANCE_ROUNDS - 1`` rounds, each draw :data:`LATER_SHARE` / 2 of
+    epsilon or :func:`draw_need`, the larger, as many as keep the whole
+    balance within :data:`BALANCE_CAP` of epsilon (public). Where ``epsilon
+    n`` is about 10,100 or more, each draw is the share.
+    """
+    eps = float(epsilon)
+    part = min(max(LATER_SHARE * eps / 2.0, draw_need(n_samples)), MAX_DRAW_EPSILON)
+    k = BALANCE_ROUNDS - 1
+    while k and spent + 2.0 * k * part > BALANCE_CAP * eps:
+        k -= 1
+    return ((part, part),) * k
 
 
 def plan_balance(epsilon, n_samples):
@@ -161,12 +206,12 @@ def plan_balance(epsilon, n_samples):
 
     ``first``: the first release's (on the centring's radius,
     :data:`BALANCE_SHARE`); ``later``: a tuple of ``(radius, squares)``
-    epsilons, one per later round (:data:`LATER_SHARE` each), or none where
-    a radius draw would not be :func:`~._grid_quantile.feasible` (``epsilon
-    n`` below about 10,100). Each draw is capped as every scale draw.
+    epsilons, one per later round (:func:`_later_rounds`: :data:`LATER_SHARE`
+    each, raised where ``epsilon n`` is below about 10,100, within
+    :data:`BALANCE_CAP`). Each draw is capped as every scale draw.
     """
     first = min(BALANCE_SHARE * float(epsilon), MAX_DRAW_EPSILON)
-    return first, _later_rounds(epsilon, n_samples)
+    return first, _later_rounds(epsilon, n_samples, first)
 
 
 def plan_balance_as_given(epsilon, n_samples):
@@ -174,19 +219,23 @@ def plan_balance_as_given(epsilon, n_samples):
     ``None``.
 
     Sparse rows are balanced as given (not centred: centring would fill
-    them), and so are the minimax estimators' dense rows: the first round
-    draws a private median L2 norm (``radius``, :data:`SPARSE_RADIUS_SHARE`)
-    and releases the mean squares clipped to it
-    (``first``, :data:`BALANCE_SHARE`); ``later``: ``(radius, squares)``
-    pairs (:data:`LATER_SHARE` each) where feasible (``epsilon n`` of about
-    10,100). ``None`` where the first radius draw is not feasible
-    (``epsilon n`` below about 5,070).
+    them), and so are dense rows where the in-fit centring cannot run
+    (``epsilon n`` too small) and the minimax estimators' dense rows: the
+    first round draws a private median L2 norm (``radius``,
+    :data:`SPARSE_RADIUS_SHARE`) and releases the mean squares clipped to it
+    (``first``, :data:`BALANCE_SHARE`), each raised to :func:`draw_need`
+    where ``epsilon n`` is below about 5,070; ``later``: ``(radius,
+    squares)`` pairs (:func:`_later_rounds`). ``None`` where the first
+    round alone would take more than :data:`BALANCE_CAP` of epsilon
+    (``epsilon n`` below about 730).
     """
-    radius = min(SPARSE_RADIUS_SHARE * float(epsilon), MAX_DRAW_EPSILON)
-    if not feasible(radius, n_samples, 0.5, positive_edges().shape[0] + 1):
+    eps = float(epsilon)
+    need = draw_need(n_samples)
+    radius = min(max(SPARSE_RADIUS_SHARE * eps, need), MAX_DRAW_EPSILON)
+    first = min(max(BALANCE_SHARE * eps, need), MAX_DRAW_EPSILON)
+    if radius + first > BALANCE_CAP * eps:
         return None
-    first = min(BALANCE_SHARE * float(epsilon), MAX_DRAW_EPSILON)
-    return radius, first, _later_rounds(epsilon, n_samples)
+    return radius, first, _later_rounds(epsilon, n_samples, radius + first)
 
 
 def laplace_column_squares(X, radius, epsilon, sensitivity, rng, ord=1, norms=None):

@@ -182,7 +182,8 @@ def test_initial_point_is_not_part_of_the_event():
 def test_public_prior_keeps_the_solver_event():
     """A given (public) prior costs nothing: same event and epsilon as none."""
     X, y = _imbalanced(n=3000)
-    kw = dict(epsilon=1.0, classes=[0, 1], random_state=0)
+    # the column balance's Laplace releases aside (it runs at this epsilon n)
+    kw = dict(epsilon=1.0, classes=[0, 1], random_state=0, feature_balance=None)
     none = LogisticRegression(utility_check=None, class_prior=None, **kw).fit(X, y)
     given = LogisticRegression(utility_check=None, class_prior=[0.9, 0.1], **kw).fit(
         X, y
@@ -198,6 +199,7 @@ def test_public_prior_keeps_the_solver_event():
 def test_solvers_without_initial_point_estimate_nothing(solver):
     X, y = _imbalanced(n=3000)
     kw = dict(epsilon=1.0, classes=[0, 1], random_state=0, solver=solver)
+    kw["feature_balance"] = None  # its Laplace releases aside
     auto = (
         LinearSVC(utility_check=None, **kw).fit(X, y)
         if solver != "objective-perturbation"
@@ -579,6 +581,7 @@ def test_balanced_weights_floor_counts_at_the_noise():
         class_weight="balanced",
         random_state=0,
         utility_check=None,  # the histogram's release alone
+        feature_balance=None,
     ).fit(X[:n], y[:n])
     eps_h = _laplace_leaves(clf.dp_event_)
     assert len(eps_h) == 1

@@ -10,7 +10,12 @@ import pytest
 import scipy.sparse as sp
 
 from dpestim import LinearSVC, LogisticRegression, Ridge
-from dpestim.preprocessing._balance import BALANCE_SHARE, LATER_SHARE, plan_balance
+from dpestim.preprocessing._balance import (
+    BALANCE_SHARE,
+    LATER_SHARE,
+    SPARSE_RADIUS_SHARE,
+    plan_balance,
+)
 
 
 def _seed(*parts):
@@ -34,6 +39,12 @@ def _laplace(event):
     if isinstance(event, dp_accounting.ComposedDpEvent):
         return [e for sub in event.events for e in _laplace(sub)]
     return [event] if isinstance(event, dp_accounting.LaplaceDpEvent) else []
+
+
+def _em_events(event):
+    if isinstance(event, dp_accounting.ComposedDpEvent):
+        return [e for sub in event.events for e in _em_events(sub)]
+    return [event] if type(event).__name__ == "ExponentialMechanismDpEvent" else []
 
 
 def _quiet_fit(est, X, y):
@@ -142,15 +153,67 @@ def test_the_balance_is_charged_to_the_active_budget():
     assert budget.spent()[0] <= 1.0 + 1e-9
 
 
-def test_not_run_where_the_centring_does_not_run():
+def test_not_run_below_its_smallest_epsilon_n():
+    """Below ``epsilon n`` of about 680 not even the first round on rows as
+    given fits in its cap: nothing runs or is spent, and the notes say why."""
     X, y = _one_raw_column(300, seed=_seed("small"))
     fit = _quiet_fit(LogisticRegression(classes=[0, 1], random_state=0), X, y)
+    off = _quiet_fit(
+        LogisticRegression(classes=[0, 1], random_state=0, feature_balance=None), X, y
+    )
     assert fit.feature_balance_ is None
     assert fit.hyperparameters_["feature_balance"].startswith("not run")
+    assert "about 680 needed" in fit.hyperparameters_["feature_balance"]
+    assert fit.dp_event_ == off.dp_event_
+    np.testing.assert_array_equal(fit.coef_, off.coef_)
     with pytest.warns(UserWarning, match="feature_balance=True was not run"):
         LogisticRegression(classes=[0, 1], random_state=0, feature_balance=True).fit(
             X, y
         )
+
+
+def test_small_dense_data_is_balanced_as_given():
+    """Too few rows for the in-fit centring (``epsilon n`` below about
+    5,070): the dense rows are balanced as given, as sparse rows are, each
+    draw raised to ``draw_need(n)`` within ``BALANCE_CAP``; the raw column is
+    found and the fit learns (off: the majority rate); every draw is in
+    ``dp_event_``, charged to the active budget, and within ``epsilon``."""
+    from dpestim.model_selection import PrivacyBudget
+    from dpestim.preprocessing._balance import BALANCE_CAP, draw_need
+
+    n, eps = 3000, 1.0
+    X, y = _one_raw_column(n, seed=_seed("small-dense"))
+    Xt, yt = _one_raw_column(5000, seed=_seed("small-dense", "test"))
+    kw = dict(epsilon=eps, classes=[0, 1], random_state=0)
+    budget = PrivacyBudget(2.0, 1e-5)
+    with budget:
+        fit = _quiet_fit(LogisticRegression(**kw), X, y)
+    off = _quiet_fit(LogisticRegression(feature_balance=None, **kw), X, y)
+    hp = fit.hyperparameters_
+    assert hp["feature_centring"].startswith("not run: epsilon x n_samples")
+    assert "rows as given, not centred" in hp["feature_balance"]
+    assert "1 of 6 columns" in hp["feature_balance"]
+    sigma = fit.feature_balance_
+    assert np.all(sigma[:5] == 1.0) and 0.5e5 < sigma[5] < 3e5
+    assert fit.feature_centre_ is None
+    majority = max(yt.mean(), 1 - yt.mean())
+    assert off.score(Xt, yt) < majority + 0.05
+    assert fit.score(Xt, yt) > 0.9
+    need = draw_need(n)
+    radius = [
+        e
+        for e in _em_events(fit.dp_event_)
+        if e.epsilon == pytest.approx(need, rel=1e-12)
+    ]
+    # the first round's radius draw and the two later rounds', within the cap
+    assert len(radius) == 3 and 3 * 2 * need <= BALANCE_CAP * eps
+    assert need > max(SPARSE_RADIUS_SHARE, BALANCE_SHARE, LATER_SHARE / 2) * eps
+    assert dp_accounting.LaplaceDpEvent(1.0 / need) in _laplace(fit.dp_event_)
+    assert fit.epsilon_ <= eps
+    charged = [e for r in budget.records for e in getattr(r[0], "events", [r[0]])]
+    assert dp_accounting.LaplaceDpEvent(1.0 / need) in charged
+    assert budget.spent()[0] <= eps + 1e-9
+    assert "rows as given (not centred)" in str(fit.privacy_report())
 
 
 def test_parameter_is_validated():

@@ -261,9 +261,9 @@ def test_one_stage_range_covers_an_offset_target(monkeypatch):
 
 def test_budget_share_is_inside_the_request_and_composed():
     X, y = _classification()
-    clf = LogisticRegression(utility_check=None, classes=[0, 1], random_state=0).fit(
-        X, y
-    )
+    clf = LogisticRegression(
+        utility_check=None, classes=[0, 1], random_state=0, feature_balance=None
+    ).fit(X, y)  # the column balance's draws: tested in test_small_data_balance
     assert clf.epsilon_ <= 1.0
     assert isinstance(clf.dp_event_, ComposedDpEvent)
     first, second = clf.dp_event_.events[:2]
@@ -284,7 +284,9 @@ def test_budget_share_is_inside_the_request_and_composed():
 def test_budget_is_charged_for_the_estimates():
     X, y = _classification()
     with PrivacyBudget(1.0) as budget:
-        LogisticRegression(utility_check=None, classes=[0, 1], random_state=0).fit(X, y)
+        LogisticRegression(
+            utility_check=None, classes=[0, 1], random_state=0, feature_balance=None
+        ).fit(X, y)
     events = [r[0] for r in budget.records]
     assert events[0] == ComposedDpEvent(
         [ExponentialMechanismDpEvent(0.025), LaplaceDpEvent(1 / 0.025)]

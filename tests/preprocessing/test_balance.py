@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from neighbour_rows import random_scaled_rows
 
 from dpestim.preprocessing._balance import (
+    BALANCE_CAP,
     BALANCE_SHARE,
     DOMINANCE,
     LATER_SHARE,
@@ -17,6 +18,7 @@ from dpestim.preprocessing._balance import (
     SPARSE_RADIUS_SHARE,
     _clipped_squares,
     dominant_scales,
+    draw_need,
     exact_column_squares,
     l2_column_squares,
     laplace_column_squares,
@@ -177,27 +179,56 @@ def test_a_column_far_above_the_mean_of_many_is_scaled():
 
 
 def test_later_rounds_are_a_public_plan():
-    """Two later rounds where their radius draw is feasible (public: n and
-    epsilon), none elsewhere; the first release keeps its 1%, each later
-    round takes 1% more, half to its radius, half to its squares. The
-    sparse plan adds a first radius draw and runs only where it is
-    feasible."""
+    """Two later rounds of :data:`LATER_SHARE` each (half to the radius,
+    half to the squares) where ``epsilon n`` makes that share's radius draw
+    feasible; below, each draw is raised to the feasible epsilon
+    (``draw_need``), and as many rounds run as keep the whole balance within
+    :data:`BALANCE_CAP` of epsilon. Public: ``n`` and ``epsilon`` only."""
     n_bins = positive_edges().shape[0] + 1
     eps = 1.0
     part = LATER_SHARE * eps / 2
-    first, later = plan_balance(eps, 10_000)
-    assert first == BALANCE_SHARE * eps and later == ()
-    assert not feasible(part, 10_000, 0.5, n_bins)
     first, later = plan_balance(eps, 10_200)
     assert feasible(part, 10_200, 0.5, n_bins)
     assert first == BALANCE_SHARE * eps and later == ((part, part),) * 2
     # more rows or epsilon: the same rounds, never thinner ones
     assert plan_balance(2.0, 50_000)[1] == ((2 * part, 2 * part),) * 2
-    assert plan_balance_as_given(eps, 5_000) is None
+    for n in (2_000, 5_000, 10_000):  # the share is too small there
+        assert not feasible(part, n, 0.5, n_bins)
+        need = draw_need(n)
+        assert feasible(need, n, 0.5, n_bins)
+        assert not feasible(need * (1 - 1e-6), n, 0.5, n_bins)
+        first, later = plan_balance(eps, n)
+        assert first == BALANCE_SHARE * eps and later
+        assert all(r == s == need for r, s in later)
+        assert first + 2 * need * len(later) <= BALANCE_CAP * eps
+        if len(later) < 2:  # one more round would break the cap
+            assert first + 2 * need * (len(later) + 1) > BALANCE_CAP * eps
+    # not one later round within the cap
+    assert plan_balance(eps, 700)[1] == () and first + 2 * draw_need(700) > BALANCE_CAP
+
+
+def test_the_plan_on_rows_as_given():
+    """The first round on rows as given draws its own radius: both draws
+    keep their shares where feasible (``epsilon n`` of about 5,070), are
+    raised to ``draw_need`` below, and nothing runs where the first round
+    alone would break :data:`BALANCE_CAP` (``epsilon n`` below about 680)."""
+    n_bins = positive_edges().shape[0] + 1
+    eps = 1.0
     radius, first, later = plan_balance_as_given(eps, 6_000)
     assert radius == SPARSE_RADIUS_SHARE * eps and first == BALANCE_SHARE * eps
-    assert later == () and feasible(radius, 6_000, 0.5, n_bins)
-    assert plan_balance_as_given(eps, 10_200)[2] == ((part, part),) * 2
+    assert feasible(radius, 6_000, 0.5, n_bins)
+    assert later == plan_balance(eps, 6_000)[1][: len(later)] and len(later) == 2
+    assert plan_balance_as_given(eps, 10_200)[2] == ((LATER_SHARE / 2,) * 2,) * 2
+    radius, first, later = plan_balance_as_given(eps, 2_000)
+    assert radius == first == draw_need(2_000) > SPARSE_RADIUS_SHARE * eps
+    assert radius + first + sum(map(sum, later)) <= BALANCE_CAP * eps
+    assert len(later) == 1
+    assert plan_balance_as_given(eps, 700) is not None
+    assert plan_balance_as_given(eps, 650) is None
+    assert 2 * draw_need(650) > BALANCE_CAP * eps >= 2 * draw_need(700)
+    # the same at any epsilon: epsilon n decides
+    assert plan_balance_as_given(0.1, 7_000) is not None
+    assert plan_balance_as_given(0.1, 6_500) is None
 
 
 def test_sparse_rows_give_the_dense_clipped_squares():
