@@ -18,12 +18,14 @@ import scipy.sparse as sp
 from ..preprocessing import _fit_scales as _scales
 from ..preprocessing._balance import (
     BALANCE_CAP,
+    PURE_BALANCE_CAP,
     dominant_scales,
     exact_column_squares,
     l2_column_squares,
     laplace_column_squares,
     plan_balance,
     plan_balance_as_given,
+    smallest_epsilon_n,
 )
 from ..preprocessing._centring import laplace_centre, plan_centring
 from ..preprocessing._fit_scales import TARGET_SHARE_CAP
@@ -284,7 +286,7 @@ class PrivateScalesMixin:
         plan.centre_epsilon = mean_eps
         plan.centre_sensitivity = sensitivity
         if self._balance_requested():
-            self._set_balance(plan, *plan_balance(self.epsilon, n))
+            self._set_balance(plan, *plan_balance(self.epsilon, n, _cap(solver)))
 
     def _plan_balance_as_given(self, plan, n, solver):
         """Plan the column balance on the rows as given (public rule).
@@ -306,11 +308,11 @@ class PrivateScalesMixin:
         elif math.isinf(self.epsilon):
             plan.exact_balance = True
             return
-        elif (planned := plan_balance_as_given(self.epsilon, n)) is None:
+        elif (planned := plan_balance_as_given(self.epsilon, n, _cap(solver))) is None:
             why = (
                 "epsilon x n_samples too small for a reliable private median of "
-                f"the rows' L2 norms within {BALANCE_CAP:g} of epsilon (about 680 "
-                "needed)"
+                f"the rows' L2 norms within {_cap(solver):g} of epsilon (about "
+                f"{round(smallest_epsilon_n(_cap(solver)), -1):,.0f} needed)"
             )
         if why is not None:
             self._note_balance_not_run(plan, why)
@@ -544,6 +546,14 @@ class PrivateScalesMixin:
         total = min(basic, accounted)
         check_guarantee(total, self.epsilon, what=f"solver={solver.name!r}")
         return float(total)
+
+
+def _cap(solver):
+    """Most of epsilon the column balance may take in a fit by ``solver``
+    (public: the solver's privacy notion)."""
+    if getattr(solver, "privacy_notion", "approx") == "pure":
+        return PURE_BALANCE_CAP
+    return BALANCE_CAP
 
 
 def _divided(X, sigma):

@@ -74,11 +74,12 @@ raw CSV through the default pipeline: 0.769, the majority rate, before).
 **Small data.** Dense rows too few for the in-fit centring (``epsilon n``
 below about 5,070) are balanced as given in the same way, each draw raised
 to :func:`draw_need` within :data:`BALANCE_CAP` (``epsilon n`` of about 680
-or more): a user trial found raw columns at the majority rate there
-(Adult's raw CSV at 2,000-5,000 rows, epsilon 1: 0.766-0.770 against 0.834
-on standardised columns; measured since: ``benchmarks/utility/
-small_raw.py``). Where no column dominates, the balance costs its budget
-only (up to 15% of epsilon at the smallest ``epsilon n``).
+or more; :data:`PURE_BALANCE_CAP`, 2,030, for a pure-DP solver): a user
+trial found raw columns at the majority rate there (Adult's raw CSV at
+2,000-5,000 rows, epsilon 1: 0.766-0.770 against 0.834 on standardised
+columns; measured since: ``benchmarks/utility/small_raw.py``). Where no
+column dominates, the balance costs its budget only (up to 15% of epsilon
+at the smallest ``epsilon n``, 5% for a pure-DP solver).
 
 A dataset whose columns are on comparable scales has no dominant column
 (with ``d >= 3``, no column carries half of the rows' squared norms or
@@ -108,6 +109,7 @@ __all__ = [
     "MAX_GROUP",
     "OVER_MEAN",
     "PAIR_DOMINANCE",
+    "PURE_BALANCE_CAP",
     "SPARSE_RADIUS_SHARE",
     "dominant_scales",
     "draw_need",
@@ -116,6 +118,7 @@ __all__ = [
     "laplace_column_squares",
     "plan_balance",
     "plan_balance_as_given",
+    "smallest_epsilon_n",
 ]
 
 #: Share of ``epsilon`` of the noisy mean squares (where the centring runs).
@@ -166,6 +169,15 @@ SPARSE_RADIUS_SHARE = 0.01
 #: small data with raw columns (a user trial: Adult's raw CSV at 2,000 rows,
 #: epsilon 1, 0.766 without a balance, the majority rate).
 BALANCE_CAP = 0.15
+#: :data:`BALANCE_CAP` of a pure-DP solver's fit (``privacy_notion="pure"``:
+#: dp-gd, dp-nag and their family), whose accuracy at small ``epsilon n``
+#: moves far more with its budget. Measured at 0.15, 30 seeds, the
+#: balance on against off on loaders where no column dominates (the mean
+#: change): phishing at epsilon 0.1 (``epsilon n`` 829) -4.2 / -3.1 points
+#: (``LinearSVC`` dp-gd / dp-nag), COMPAS at 0.5 (2,314) -2.0 to -2.5
+#: (both classifiers, dp-gd and dp-nag). At 0.05 neither runs (the first
+#: round needs ``epsilon n`` of about 2,030).
+PURE_BALANCE_CAP = 0.05
 
 
 def draw_need(n_samples):
@@ -184,37 +196,44 @@ def draw_need(n_samples):
     return need * (1.0 + 1e-9)
 
 
-def _later_rounds(epsilon, n_samples, spent):
+def smallest_epsilon_n(cap=BALANCE_CAP):
+    """``epsilon n`` below which not even a first round on rows as given fits
+    within ``cap`` of epsilon (public: its two draws at :func:`draw_need`)."""
+    return 2.0 * draw_need(1) / cap
+
+
+def _later_rounds(epsilon, n_samples, spent, cap):
     """The later rounds' ``(radius, squares)`` epsilons, ``spent``: what the
     balance's first round takes.
 
     ``BALANCE_ROUNDS - 1`` rounds, each draw :data:`LATER_SHARE` / 2 of
     epsilon or :func:`draw_need`, the larger, as many as keep the whole
-    balance within :data:`BALANCE_CAP` of epsilon (public). Where ``epsilon
-    n`` is about 10,100 or more, each draw is the share.
+    balance within ``cap`` of epsilon (public). Where ``epsilon n`` is about
+    10,100 or more, each draw is the share.
     """
     eps = float(epsilon)
     part = min(max(LATER_SHARE * eps / 2.0, draw_need(n_samples)), MAX_DRAW_EPSILON)
     k = BALANCE_ROUNDS - 1
-    while k and spent + 2.0 * k * part > BALANCE_CAP * eps:
+    while k and spent + 2.0 * k * part > cap * eps:
         k -= 1
     return ((part, part),) * k
 
 
-def plan_balance(epsilon, n_samples):
+def plan_balance(epsilon, n_samples, cap=BALANCE_CAP):
     """``(first, later)``: the column balance's epsilons on dense rows (public).
 
     ``first``: the first release's (on the centring's radius,
     :data:`BALANCE_SHARE`); ``later``: a tuple of ``(radius, squares)``
     epsilons, one per later round (:func:`_later_rounds`: :data:`LATER_SHARE`
-    each, raised where ``epsilon n`` is below about 10,100, within
-    :data:`BALANCE_CAP`). Each draw is capped as every scale draw.
+    each, raised where ``epsilon n`` is below about 10,100, within ``cap``:
+    :data:`BALANCE_CAP`, or :data:`PURE_BALANCE_CAP` for a pure-DP solver).
+    Each draw is capped as every scale draw.
     """
     first = min(BALANCE_SHARE * float(epsilon), MAX_DRAW_EPSILON)
-    return first, _later_rounds(epsilon, n_samples, first)
+    return first, _later_rounds(epsilon, n_samples, first, cap)
 
 
-def plan_balance_as_given(epsilon, n_samples):
+def plan_balance_as_given(epsilon, n_samples, cap=BALANCE_CAP):
     """``(radius, first, later)`` of the balance on the rows as given, or
     ``None``.
 
@@ -226,16 +245,17 @@ def plan_balance_as_given(epsilon, n_samples):
     (``first``, :data:`BALANCE_SHARE`), each raised to :func:`draw_need`
     where ``epsilon n`` is below about 5,070; ``later``: ``(radius,
     squares)`` pairs (:func:`_later_rounds`). ``None`` where the first
-    round alone would take more than :data:`BALANCE_CAP` of epsilon
-    (``epsilon n`` below about 730).
+    round alone would take more than ``cap`` of epsilon
+    (:func:`smallest_epsilon_n`: about 680 at :data:`BALANCE_CAP`, 2,030 at
+    :data:`PURE_BALANCE_CAP`).
     """
     eps = float(epsilon)
     need = draw_need(n_samples)
     radius = min(max(SPARSE_RADIUS_SHARE * eps, need), MAX_DRAW_EPSILON)
     first = min(max(BALANCE_SHARE * eps, need), MAX_DRAW_EPSILON)
-    if radius + first > BALANCE_CAP * eps:
+    if radius + first > cap * eps:
         return None
-    return radius, first, _later_rounds(epsilon, n_samples, radius + first)
+    return radius, first, _later_rounds(epsilon, n_samples, radius + first, cap)
 
 
 def laplace_column_squares(X, radius, epsilon, sensitivity, rng, ord=1, norms=None):

@@ -216,6 +216,40 @@ def test_small_dense_data_is_balanced_as_given():
     assert "rows as given (not centred)" in str(fit.privacy_report())
 
 
+def test_a_pure_dp_solver_keeps_its_budget_on_small_data():
+    """A pure-DP solver (dp-gd) balances only within PURE_BALANCE_CAP: at
+    ``epsilon n`` 1,500 nothing runs or is spent (the notes say why), where
+    dp-sgd, approximate DP, balances; at 3,000 dp-gd's balance runs, within
+    5% of epsilon."""
+    from dpestim.preprocessing._balance import PURE_BALANCE_CAP, draw_need
+
+    X, y = _one_raw_column(3000, seed=_seed("pure-cap"))
+    kw = dict(epsilon=0.5, classes=[0, 1], random_state=0)
+    pure = _quiet_fit(LogisticRegression(solver="dp-gd", **kw), X, y)
+    off = _quiet_fit(
+        LogisticRegression(solver="dp-gd", feature_balance=None, **kw), X, y
+    )
+    approx = _quiet_fit(LogisticRegression(solver="dp-sgd", **kw), X, y)
+    note = pure.hyperparameters_["feature_balance"]
+    assert note.startswith("not run") and "within 0.05 of epsilon" in note
+    assert pure.dp_event_ == off.dp_event_
+    assert approx.feature_balance_ is not None
+    kw["epsilon"] = 1.0
+    pure = _quiet_fit(LogisticRegression(solver="dp-gd", **kw), X, y)
+    assert pure.feature_balance_ is not None
+    need = draw_need(X.shape[0])  # the first round only: 2 need <= 5% < 4 need
+    assert 2 * need <= PURE_BALANCE_CAP < 4 * need
+    drawn = _em_events(pure.dp_event_) + _laplace(pure.dp_event_)
+    at_need = [
+        e
+        for e in drawn
+        if getattr(e, "epsilon", None) == need
+        or getattr(e, "noise_multiplier", None) == 1.0 / need
+    ]
+    assert len(at_need) == 2
+    assert pure.epsilon_ <= 1.0
+
+
 def test_parameter_is_validated():
     X, y = _one_raw_column(200, seed=_seed("param"))
     with pytest.raises(ValueError, match="feature_balance"):

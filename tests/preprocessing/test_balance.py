@@ -15,6 +15,7 @@ from dpestim.preprocessing._balance import (
     MAX_GROUP,
     OVER_MEAN,
     PAIR_DOMINANCE,
+    PURE_BALANCE_CAP,
     SPARSE_RADIUS_SHARE,
     _clipped_squares,
     dominant_scales,
@@ -24,6 +25,7 @@ from dpestim.preprocessing._balance import (
     laplace_column_squares,
     plan_balance,
     plan_balance_as_given,
+    smallest_epsilon_n,
 )
 from dpestim.preprocessing._centring import laplace_move_threshold
 from dpestim.preprocessing._grid_quantile import feasible, positive_edges
@@ -229,6 +231,29 @@ def test_the_plan_on_rows_as_given():
     # the same at any epsilon: epsilon n decides
     assert plan_balance_as_given(0.1, 7_000) is not None
     assert plan_balance_as_given(0.1, 6_500) is None
+    assert 650 < smallest_epsilon_n() < 700
+
+
+def test_a_pure_dp_fit_has_a_smaller_cap():
+    """A pure-DP solver's balance stays within PURE_BALANCE_CAP: nothing
+    below ``epsilon n`` of about 2,030, fewer later rounds above."""
+    eps, pure = 1.0, PURE_BALANCE_CAP
+    assert 2_000 < smallest_epsilon_n(pure) < 2_060
+    assert plan_balance_as_given(eps, 2_000, pure) is None
+    assert plan_balance_as_given(eps, 2_000) is not None
+    radius, first, later = plan_balance_as_given(eps, 2_100, pure)
+    assert radius == first == draw_need(2_100) and later == ()
+    for n in (2_100, 4_000, 8_000, 10_000, 50_000):
+        for cap in (pure, BALANCE_CAP):
+            r, f, later = plan_balance_as_given(eps, n, cap)
+            assert r + f + sum(map(sum, later)) <= cap * eps
+            first, later = plan_balance(eps, n, cap)
+            assert first + sum(map(sum, later)) <= cap * eps
+    # where the shares suffice, the cap changes nothing
+    assert plan_balance(eps, 50_000, pure) == plan_balance(eps, 50_000)
+    assert plan_balance_as_given(eps, 50_000, pure) == plan_balance_as_given(
+        eps, 50_000
+    )
 
 
 def test_sparse_rows_give_the_dense_clipped_squares():
