@@ -274,10 +274,11 @@ print(
 )
 
 # Several columns in their own units (a raw CSV: a weight, a count, an age) hide
-# the smaller ones under the first release's noise, which the largest sets. Where
-# n x epsilon affords it (about 10,100; here 40,000), two later rounds measure
-# the balanced rows again (1% more of epsilon each, planned from n and epsilon
-# alone), so the count column is found too (uncentred: the first centring's noise,
+# the smaller ones under the first release's noise, which the largest sets. Two
+# later rounds measure the balanced rows again (1% more of epsilon each where n x
+# epsilon is 10,100 or more, here 40,000; more per round below, within 15% of
+# epsilon in all; planned from n and epsilon alone), so the count column is found
+# too (uncentred: the first centring's noise,
 # set by the weight, hides its offset; it is scaled by offset and spread
 # together).
 big = np.random.default_rng(1)

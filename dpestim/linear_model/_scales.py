@@ -17,8 +17,6 @@ import scipy.sparse as sp
 
 from ..preprocessing import _fit_scales as _scales
 from ..preprocessing._balance import (
-    BALANCE_CAP,
-    PURE_BALANCE_CAP,
     dominant_scales,
     exact_column_squares,
     l2_column_squares,
@@ -286,7 +284,7 @@ class PrivateScalesMixin:
         plan.centre_epsilon = mean_eps
         plan.centre_sensitivity = sensitivity
         if self._balance_requested():
-            self._set_balance(plan, *plan_balance(self.epsilon, n, _cap(solver)))
+            self._set_balance(plan, *plan_balance(self.epsilon, n, _raised(solver)))
 
     def _plan_balance_as_given(self, plan, n, solver):
         """Plan the column balance on the rows as given (public rule).
@@ -308,11 +306,14 @@ class PrivateScalesMixin:
         elif math.isinf(self.epsilon):
             plan.exact_balance = True
             return
-        elif (planned := plan_balance_as_given(self.epsilon, n, _cap(solver))) is None:
+        elif (
+            planned := plan_balance_as_given(self.epsilon, n, _raised(solver))
+        ) is None:
             why = (
                 "epsilon x n_samples too small for a reliable private median of "
-                f"the rows' L2 norms within {_cap(solver):g} of epsilon (about "
-                f"{round(smallest_epsilon_n(_cap(solver)), -1):,.0f} needed)"
+                f"the rows' L2 norms (about "
+                f"{round(smallest_epsilon_n(_raised(solver)), -1):,.0f} needed"
+                f"{'' if _raised(solver) else ' by a pure-DP solver'})"
             )
         if why is not None:
             self._note_balance_not_run(plan, why)
@@ -548,12 +549,11 @@ class PrivateScalesMixin:
         return float(total)
 
 
-def _cap(solver):
-    """Most of epsilon the column balance may take in a fit by ``solver``
-    (public: the solver's privacy notion)."""
-    if getattr(solver, "privacy_notion", "approx") == "pure":
-        return PURE_BALANCE_CAP
-    return BALANCE_CAP
+def _raised(solver):
+    """Whether the column balance may raise its draws above their shares at
+    small ``epsilon n`` (public: not for a pure-DP solver, whose accuracy
+    there moves far more with its budget)."""
+    return getattr(solver, "privacy_notion", "approx") != "pure"
 
 
 def _divided(X, sigma):

@@ -57,10 +57,10 @@ sets that far above the rest: a user trial, 0.678 before). The later
 rounds draw from a stream spawned from the fit's generator, so a fit
 whose rounds scale nothing has its solver's noise unchanged. Two later
 rounds, :data:`LATER_SHARE` (1%) of epsilon more each where ``n epsilon``
-makes that share's radius draw reliable (about 10,100); below, each draw is
-raised to the epsilon that makes it reliable (:func:`draw_need`), and as
-many rounds run as keep the whole balance within :data:`BALANCE_CAP` (15%)
-of epsilon.
+makes that share's radius draw reliable (about 10,100); below, for an
+approximate-DP solver, each draw is raised to the epsilon that makes it
+reliable (:func:`draw_need`), and as many rounds run as keep the whole
+balance within :data:`BALANCE_CAP` (15%) of epsilon.
 
 **Sparse rows** (a scikit-learn ``ColumnTransformer`` with one-hot columns
 returns CSR by default) are not centred, since centring would fill them,
@@ -72,14 +72,17 @@ plus its spread's, and both make it dominate the rows' norms alike (Adult's
 raw CSV through the default pipeline: 0.769, the majority rate, before).
 
 **Small data.** Dense rows too few for the in-fit centring (``epsilon n``
-below about 5,070) are balanced as given in the same way, each draw raised
-to :func:`draw_need` within :data:`BALANCE_CAP` (``epsilon n`` of about 680
-or more; :data:`PURE_BALANCE_CAP`, 2,030, for a pure-DP solver): a user
-trial found raw columns at the majority rate there (Adult's raw CSV at
-2,000-5,000 rows, epsilon 1: 0.766-0.770 against 0.834 on standardised
+below about 5,070) are balanced as given in the same way, and every draw
+whose share is too small for ``epsilon n`` is raised to :func:`draw_need`,
+up to :data:`MAX_DRAW_SHARE` of epsilon each and :data:`BALANCE_CAP` in
+all (so down to ``epsilon n`` of about 2,030), for approximate-DP solvers:
+a user trial found raw columns at the majority rate there (Adult's raw CSV
+at 2,000-5,000 rows, epsilon 1: 0.766-0.770 against 0.834 on standardised
 columns; measured since: ``benchmarks/utility/small_raw.py``). Where no
-column dominates, the balance costs its budget only (up to 15% of epsilon
-at the smallest ``epsilon n``, 5% for a pure-DP solver).
+column dominates, the balance costs its budget only. A pure-DP solver's
+balance keeps its shares (its accuracy at small ``epsilon n`` moves far
+more with its budget: phishing at epsilon 0.5 and COMPAS at 0.5 lost 1-4
+points at raised draws, 30 seeds).
 
 A dataset whose columns are on comparable scales has no dominant column
 (with ``d >= 3``, no column carries half of the rows' squared norms or
@@ -106,10 +109,10 @@ __all__ = [
     "BALANCE_SHARE",
     "DOMINANCE",
     "LATER_SHARE",
+    "MAX_DRAW_SHARE",
     "MAX_GROUP",
     "OVER_MEAN",
     "PAIR_DOMINANCE",
-    "PURE_BALANCE_CAP",
     "SPARSE_RADIUS_SHARE",
     "dominant_scales",
     "draw_need",
@@ -164,29 +167,31 @@ LATER_SHARE = 0.01
 SPARSE_RADIUS_SHARE = 0.01
 
 
-#: Most of ``epsilon`` the whole balance may take where ``epsilon n`` is
-#: too small for the shares above (each draw raised to :func:`draw_need`):
-#: small data with raw columns (a user trial: Adult's raw CSV at 2,000 rows,
-#: epsilon 1, 0.766 without a balance, the majority rate).
+#: Largest share of ``epsilon`` of one balance draw raised above its share
+#: (:func:`draw_need`): the balance runs below its shares' ``epsilon n`` only
+#: down to about 2,030 (:func:`smallest_epsilon_n`). Below, a fit is so
+#: short of budget that the draws cost more than they find: at 15% of
+#: epsilon in all, measured on loaders where no column dominates (balance
+#: on against off, the mean over seeds), MNIST at epsilon 0.1 (``epsilon n``
+#: 1,000, ``LogisticRegression``, 4 seeds) -4.2 points, phishing at 0.1
+#: (829, ``LinearSVC`` dp-gd / dp-nag, 30 seeds) -4.2 / -3.1; the raw
+#: columns it rescued there gained little (Adult's raw CSV at 2,000 rows,
+#: epsilon 1, 0.768 -> 0.787; German's 0.704 -> 0.708).
+MAX_DRAW_SHARE = 0.025
+#: Most of ``epsilon`` the whole balance may take with raised draws (the
+#: later rounds that do not fit are dropped): small data with raw columns (a
+#: user trial: Adult's raw CSV at 2,000-5,000 rows, epsilon 1, 0.766-0.770
+#: without a balance, the majority rate).
 BALANCE_CAP = 0.15
-#: :data:`BALANCE_CAP` of a pure-DP solver's fit (``privacy_notion="pure"``:
-#: dp-gd, dp-nag and their family), whose accuracy at small ``epsilon n``
-#: moves far more with its budget. Measured at 0.15, 30 seeds, the
-#: balance on against off on loaders where no column dominates (the mean
-#: change): phishing at epsilon 0.1 (``epsilon n`` 829) -4.2 / -3.1 points
-#: (``LinearSVC`` dp-gd / dp-nag), COMPAS at 0.5 (2,314) -2.0 to -2.5
-#: (both classifiers, dp-gd and dp-nag). At 0.05 neither runs (the first
-#: round needs ``epsilon n`` of about 2,030).
-PURE_BALANCE_CAP = 0.05
 
 
 def draw_need(n_samples):
     """Smallest epsilon of one balance draw at ``n`` rows (public).
 
     The epsilon at which a private median of ``n`` row norms is
-    :func:`~._grid_quantile.feasible` (about ``54 / n``). A round's mean
-    squares get as much: with ``epsilon n`` of 54 a column holding a share
-    ``ln(20 d) / 54`` of the clipped rows' mean squared norm (0.14 at ``d =
+    :func:`~._grid_quantile.feasible` (about ``51 / n``). A round's mean
+    squares get as much: with ``epsilon n`` of 51 a column holding a share
+    ``ln(20 d) / 51`` of the clipped rows' mean squared norm (0.15 at ``d =
     100``, twice that replace-one) clears the release's threshold.
     """
     n_bins = positive_edges().shape[0] + 1
@@ -196,66 +201,78 @@ def draw_need(n_samples):
     return need * (1.0 + 1e-9)
 
 
-def smallest_epsilon_n(cap=BALANCE_CAP):
-    """``epsilon n`` below which not even a first round on rows as given fits
-    within ``cap`` of epsilon (public: its two draws at :func:`draw_need`)."""
-    return 2.0 * draw_need(1) / cap
+def _draw(epsilon, share, n_samples, raised):
+    """One draw's epsilon: ``share`` of ``epsilon`` where it suffices
+    (:func:`draw_need`), else, with ``raised``, the need up to
+    :data:`MAX_DRAW_SHARE` of epsilon; ``None`` where neither (public)."""
+    eps = float(epsilon)
+    need = draw_need(n_samples)
+    if share * eps >= need:
+        return min(share * eps, MAX_DRAW_EPSILON)
+    if raised and need <= MAX_DRAW_SHARE * eps:
+        return min(need, MAX_DRAW_EPSILON)
+    return None
 
 
-def _later_rounds(epsilon, n_samples, spent, cap):
+def smallest_epsilon_n(raised=True):
+    """``epsilon n`` below which the balance on rows as given does not run
+    (public): about 2,030 with draws raised, 5,070 at the shares alone."""
+    return draw_need(1) / (MAX_DRAW_SHARE if raised else SPARSE_RADIUS_SHARE)
+
+
+def _later_rounds(epsilon, n_samples, spent, raised):
     """The later rounds' ``(radius, squares)`` epsilons, ``spent``: what the
     balance's first round takes.
 
     ``BALANCE_ROUNDS - 1`` rounds, each draw :data:`LATER_SHARE` / 2 of
-    epsilon or :func:`draw_need`, the larger, as many as keep the whole
-    balance within ``cap`` of epsilon (public). Where ``epsilon n`` is about
-    10,100 or more, each draw is the share.
+    epsilon where ``epsilon n`` makes that reliable (about 10,100); below,
+    with ``raised``, :func:`draw_need` (:func:`_draw`), as many rounds as
+    keep the whole balance within :data:`BALANCE_CAP` of epsilon; none
+    otherwise (public).
     """
-    eps = float(epsilon)
-    part = min(max(LATER_SHARE * eps / 2.0, draw_need(n_samples)), MAX_DRAW_EPSILON)
+    part = _draw(epsilon, LATER_SHARE / 2.0, n_samples, raised)
+    if part is None:
+        return ()
     k = BALANCE_ROUNDS - 1
-    while k and spent + 2.0 * k * part > cap * eps:
+    while k and spent + 2.0 * k * part > BALANCE_CAP * float(epsilon):
         k -= 1
     return ((part, part),) * k
 
 
-def plan_balance(epsilon, n_samples, cap=BALANCE_CAP):
+def plan_balance(epsilon, n_samples, raised=True):
     """``(first, later)``: the column balance's epsilons on dense rows (public).
 
     ``first``: the first release's (on the centring's radius,
     :data:`BALANCE_SHARE`); ``later``: a tuple of ``(radius, squares)``
     epsilons, one per later round (:func:`_later_rounds`: :data:`LATER_SHARE`
-    each, raised where ``epsilon n`` is below about 10,100, within ``cap``:
-    :data:`BALANCE_CAP`, or :data:`PURE_BALANCE_CAP` for a pure-DP solver).
-    Each draw is capped as every scale draw.
+    each where ``epsilon n`` is about 10,100 or more; below, with ``raised``
+    (an approximate-DP solver), each draw raised to :func:`draw_need`, within
+    :data:`BALANCE_CAP`). Each draw is capped as every scale draw.
     """
     first = min(BALANCE_SHARE * float(epsilon), MAX_DRAW_EPSILON)
-    return first, _later_rounds(epsilon, n_samples, first, cap)
+    return first, _later_rounds(epsilon, n_samples, first, raised)
 
 
-def plan_balance_as_given(epsilon, n_samples, cap=BALANCE_CAP):
+def plan_balance_as_given(epsilon, n_samples, raised=True):
     """``(radius, first, later)`` of the balance on the rows as given, or
     ``None``.
 
     Sparse rows are balanced as given (not centred: centring would fill
-    them), and so are dense rows where the in-fit centring cannot run
-    (``epsilon n`` too small) and the minimax estimators' dense rows: the
-    first round draws a private median L2 norm (``radius``,
+    them), and so are the minimax estimators' dense rows, and, with
+    ``raised`` (an approximate-DP solver), dense rows too few for the in-fit
+    centring: the first round draws a private median L2 norm (``radius``,
     :data:`SPARSE_RADIUS_SHARE`) and releases the mean squares clipped to it
-    (``first``, :data:`BALANCE_SHARE`), each raised to :func:`draw_need`
-    where ``epsilon n`` is below about 5,070; ``later``: ``(radius,
-    squares)`` pairs (:func:`_later_rounds`). ``None`` where the first
-    round alone would take more than ``cap`` of epsilon
-    (:func:`smallest_epsilon_n`: about 680 at :data:`BALANCE_CAP`, 2,030 at
-    :data:`PURE_BALANCE_CAP`).
+    (``first``, :data:`BALANCE_SHARE`); ``later``: ``(radius, squares)``
+    pairs (:func:`_later_rounds`). Where ``epsilon n`` is below about 5,070,
+    with ``raised``, each draw is raised to :func:`draw_need`. ``None``
+    where the radius draw cannot run (:func:`smallest_epsilon_n`: about
+    2,030 raised, 5,070 not).
     """
-    eps = float(epsilon)
-    need = draw_need(n_samples)
-    radius = min(max(SPARSE_RADIUS_SHARE * eps, need), MAX_DRAW_EPSILON)
-    first = min(max(BALANCE_SHARE * eps, need), MAX_DRAW_EPSILON)
-    if radius + first > cap * eps:
+    radius = _draw(epsilon, SPARSE_RADIUS_SHARE, n_samples, raised)
+    if radius is None:
         return None
-    return radius, first, _later_rounds(epsilon, n_samples, radius + first, cap)
+    first = max(min(BALANCE_SHARE * float(epsilon), MAX_DRAW_EPSILON), radius)
+    return radius, first, _later_rounds(epsilon, n_samples, radius + first, raised)
 
 
 def laplace_column_squares(X, radius, epsilon, sensitivity, rng, ord=1, norms=None):

@@ -12,10 +12,10 @@ from dpestim.preprocessing._balance import (
     BALANCE_SHARE,
     DOMINANCE,
     LATER_SHARE,
+    MAX_DRAW_SHARE,
     MAX_GROUP,
     OVER_MEAN,
     PAIR_DOMINANCE,
-    PURE_BALANCE_CAP,
     SPARSE_RADIUS_SHARE,
     _clipped_squares,
     dominant_scales,
@@ -184,76 +184,68 @@ def test_later_rounds_are_a_public_plan():
     """Two later rounds of :data:`LATER_SHARE` each (half to the radius,
     half to the squares) where ``epsilon n`` makes that share's radius draw
     feasible; below, each draw is raised to the feasible epsilon
-    (``draw_need``), and as many rounds run as keep the whole balance within
-    :data:`BALANCE_CAP` of epsilon. Public: ``n`` and ``epsilon`` only."""
+    (``draw_need``, at most :data:`MAX_DRAW_SHARE` of epsilon), and as many
+    rounds run as keep the whole balance within :data:`BALANCE_CAP`; a
+    pure-DP fit (``raised=False``) keeps the shares. Public: ``n`` and
+    ``epsilon`` only."""
     n_bins = positive_edges().shape[0] + 1
     eps = 1.0
     part = LATER_SHARE * eps / 2
-    first, later = plan_balance(eps, 10_200)
-    assert feasible(part, 10_200, 0.5, n_bins)
-    assert first == BALANCE_SHARE * eps and later == ((part, part),) * 2
-    # more rows or epsilon: the same rounds, never thinner ones
-    assert plan_balance(2.0, 50_000)[1] == ((2 * part, 2 * part),) * 2
-    for n in (2_000, 5_000, 10_000):  # the share is too small there
+    for raised in (True, False):
+        first, later = plan_balance(eps, 10_200, raised)
+        assert feasible(part, 10_200, 0.5, n_bins)
+        assert first == BALANCE_SHARE * eps and later == ((part, part),) * 2
+        # more rows or epsilon: the same rounds, never thinner ones
+        assert plan_balance(2.0, 50_000, raised)[1] == ((2 * part, 2 * part),) * 2
+    for n in (2_100, 3_000, 5_000, 10_000):  # the share is too small there
         assert not feasible(part, n, 0.5, n_bins)
         need = draw_need(n)
         assert feasible(need, n, 0.5, n_bins)
         assert not feasible(need * (1 - 1e-6), n, 0.5, n_bins)
+        assert need <= MAX_DRAW_SHARE * eps
         first, later = plan_balance(eps, n)
         assert first == BALANCE_SHARE * eps and later
         assert all(r == s == need for r, s in later)
         assert first + 2 * need * len(later) <= BALANCE_CAP * eps
         if len(later) < 2:  # one more round would break the cap
             assert first + 2 * need * (len(later) + 1) > BALANCE_CAP * eps
-    # not one later round within the cap
-    assert plan_balance(eps, 700)[1] == () and first + 2 * draw_need(700) > BALANCE_CAP
+        assert plan_balance(eps, n, raised=False) == (first, ())
+    # a draw would take more than MAX_DRAW_SHARE: no later round
+    assert draw_need(2_000) > MAX_DRAW_SHARE * eps
+    assert plan_balance(eps, 2_000) == (BALANCE_SHARE * eps, ())
 
 
 def test_the_plan_on_rows_as_given():
     """The first round on rows as given draws its own radius: both draws
     keep their shares where feasible (``epsilon n`` of about 5,070), are
-    raised to ``draw_need`` below, and nothing runs where the first round
-    alone would break :data:`BALANCE_CAP` (``epsilon n`` below about 680)."""
+    raised to ``draw_need`` below (approximate DP only), and nothing runs
+    where the radius draw would take more than :data:`MAX_DRAW_SHARE`
+    (``epsilon n`` below about 2,030; 5,070 for a pure-DP fit)."""
     n_bins = positive_edges().shape[0] + 1
     eps = 1.0
-    radius, first, later = plan_balance_as_given(eps, 6_000)
-    assert radius == SPARSE_RADIUS_SHARE * eps and first == BALANCE_SHARE * eps
-    assert feasible(radius, 6_000, 0.5, n_bins)
-    assert later == plan_balance(eps, 6_000)[1][: len(later)] and len(later) == 2
-    assert plan_balance_as_given(eps, 10_200)[2] == ((LATER_SHARE / 2,) * 2,) * 2
-    radius, first, later = plan_balance_as_given(eps, 2_000)
-    assert radius == first == draw_need(2_000) > SPARSE_RADIUS_SHARE * eps
+    for raised in (True, False):
+        radius, first, later = plan_balance_as_given(eps, 6_000, raised)
+        assert radius == SPARSE_RADIUS_SHARE * eps and first == BALANCE_SHARE * eps
+        assert feasible(radius, 6_000, 0.5, n_bins)
+        assert later == plan_balance(eps, 6_000, raised)[1]
+        assert (
+            plan_balance_as_given(eps, 10_200, raised)[2]
+            == ((LATER_SHARE / 2,) * 2,) * 2
+        )
+    assert len(plan_balance_as_given(eps, 6_000)[2]) == 2
+    assert plan_balance_as_given(eps, 6_000, raised=False)[2] == ()
+    radius, first, later = plan_balance_as_given(eps, 3_000)
+    assert radius == first == draw_need(3_000) > SPARSE_RADIUS_SHARE * eps
     assert radius + first + sum(map(sum, later)) <= BALANCE_CAP * eps
-    assert len(later) == 1
-    assert plan_balance_as_given(eps, 700) is not None
-    assert plan_balance_as_given(eps, 650) is None
-    assert 2 * draw_need(650) > BALANCE_CAP * eps >= 2 * draw_need(700)
+    assert len(later) == 2
+    assert plan_balance_as_given(eps, 3_000, raised=False) is None
+    assert 2_000 < smallest_epsilon_n() < 2_060
+    assert 5_050 < smallest_epsilon_n(raised=False) < 5_100
+    assert plan_balance_as_given(eps, 2_000) is None
+    assert plan_balance_as_given(eps, 2_100) is not None
     # the same at any epsilon: epsilon n decides
-    assert plan_balance_as_given(0.1, 7_000) is not None
-    assert plan_balance_as_given(0.1, 6_500) is None
-    assert 650 < smallest_epsilon_n() < 700
-
-
-def test_a_pure_dp_fit_has_a_smaller_cap():
-    """A pure-DP solver's balance stays within PURE_BALANCE_CAP: nothing
-    below ``epsilon n`` of about 2,030, fewer later rounds above."""
-    eps, pure = 1.0, PURE_BALANCE_CAP
-    assert 2_000 < smallest_epsilon_n(pure) < 2_060
-    assert plan_balance_as_given(eps, 2_000, pure) is None
-    assert plan_balance_as_given(eps, 2_000) is not None
-    radius, first, later = plan_balance_as_given(eps, 2_100, pure)
-    assert radius == first == draw_need(2_100) and later == ()
-    for n in (2_100, 4_000, 8_000, 10_000, 50_000):
-        for cap in (pure, BALANCE_CAP):
-            r, f, later = plan_balance_as_given(eps, n, cap)
-            assert r + f + sum(map(sum, later)) <= cap * eps
-            first, later = plan_balance(eps, n, cap)
-            assert first + sum(map(sum, later)) <= cap * eps
-    # where the shares suffice, the cap changes nothing
-    assert plan_balance(eps, 50_000, pure) == plan_balance(eps, 50_000)
-    assert plan_balance_as_given(eps, 50_000, pure) == plan_balance_as_given(
-        eps, 50_000
-    )
+    assert plan_balance_as_given(0.1, 21_000) is not None
+    assert plan_balance_as_given(0.1, 20_000) is None
 
 
 def test_sparse_rows_give_the_dense_clipped_squares():
