@@ -313,7 +313,7 @@ class PrivateScalesMixin:
                 "epsilon x n_samples too small for a reliable private median of "
                 f"the rows' L2 norms (about "
                 f"{round(smallest_epsilon_n(_raised(solver)), -1):,.0f} needed"
-                f"{'' if _raised(solver) else ' by a pure-DP solver'})"
+                f"{'' if _raised(solver) else f' by solver {solver.name!r}'})"
             )
         if why is not None:
             self._note_balance_not_run(plan, why)
@@ -551,9 +551,9 @@ class PrivateScalesMixin:
 
 def _raised(solver):
     """Whether the column balance may raise its draws above their shares at
-    small ``epsilon n`` (public: not for a pure-DP solver, whose accuracy
-    there moves far more with its budget)."""
-    return getattr(solver, "privacy_notion", "approx") != "pure"
+    small ``epsilon n`` in a fit by ``solver`` (public: the solver's
+    ``raises_balance_draws``)."""
+    return bool(getattr(solver, "raises_balance_draws", False))
 
 
 def _divided(X, sigma):

@@ -667,11 +667,10 @@ object, default="auto"
         ``feature_balance``) on the rows as given (not centred, as sparse
         rows are there): a private median L2 row norm (1% of ``epsilon``),
         the Laplace mean squares of the rows clipped to it (1%), and 1% more
-        per later round, each draw raised where ``epsilon n`` is small (below
-        about 5,070 for the first round, 10,100 for the later ones) and the
-        whole within 15% of ``epsilon``; on the centred rows with
-        ``feature_centring=True``. All counted in ``epsilon`` and
-        ``dp_event_``; needs ``epsilon n`` of about 680.
+        per later round where ``epsilon n`` affords it (about 10,100); on
+        the centred rows with ``feature_centring=True``. All counted in
+        ``epsilon`` and ``dp_event_``; needs ``epsilon n`` of about 5,070
+        (the saddle solvers keep the shares, ``raises_balance_draws``).
         A column found is divided by its root mean square (offset and spread
         together). Columns on comparable scales are used as given. ``None``
         or ``False``: off (the former fit bit for bit)."""

@@ -57,10 +57,11 @@ sets that far above the rest: a user trial, 0.678 before). The later
 rounds draw from a stream spawned from the fit's generator, so a fit
 whose rounds scale nothing has its solver's noise unchanged. Two later
 rounds, :data:`LATER_SHARE` (1%) of epsilon more each where ``n epsilon``
-makes that share's radius draw reliable (about 10,100); below, for an
-approximate-DP solver, each draw is raised to the epsilon that makes it
-reliable (:func:`draw_need`), and as many rounds run as keep the whole
-balance within :data:`BALANCE_CAP` (15%) of epsilon.
+makes that share's radius draw reliable (about 10,100); below, for a
+solver of the dp-sgd family (``raises_balance_draws``), each draw is raised
+to the epsilon that makes it reliable (:func:`draw_need`), and as many
+rounds run as keep the whole balance within :data:`BALANCE_CAP` (15%) of
+epsilon.
 
 **Sparse rows** (a scikit-learn ``ColumnTransformer`` with one-hot columns
 returns CSR by default) are not centred, since centring would fill them,
@@ -75,22 +76,16 @@ raw CSV through the default pipeline: 0.769, the majority rate, before).
 below about 5,070) are balanced as given in the same way, and every draw
 whose share is too small for ``epsilon n`` is raised to :func:`draw_need`,
 up to :data:`MAX_DRAW_SHARE` of epsilon each and :data:`BALANCE_CAP` in
-all (so down to ``epsilon n`` of about 2,030), for approximate-DP solvers:
-a user trial found raw columns at the majority rate there (Adult's raw CSV
-at 2,000-5,000 rows, epsilon 1: 0.766-0.770 against 0.834 on standardised
-columns; measured since: ``benchmarks/utility/small_raw.py``). Where no
-column dominates, the balance costs its budget only. A pure-DP solver's
-balance keeps its shares (its accuracy at small ``epsilon n`` moves far
-more with its budget: phishing at epsilon 0.5 and COMPAS at 0.5 lost 1-4
-points at raised draws, 30 seeds).
-
-A dataset whose columns are on comparable scales has no dominant column
-(with ``d >= 3``, no column carries half of the rows' squared norms or
-twenty times their mean), so the rows are used as given: the project's
-loaders, standardised or one-hot columns. With one or two columns, the
-larger may be scaled to a mean square of 1, which the row scale then
-absorbs. Measured: ``benchmarks/utility/
-column_balance.py`` (``benchmarks/results/column_balance.md``).
+all (so down to ``epsilon n`` of about 2,030), for the dp-sgd family's
+solvers (the solver's ``raises_balance_draws``; ``solver="auto"`` picks
+them there): a user trial found raw columns at the majority rate there
+(Adult's raw CSV at 2,000-5,000 rows, epsilon 1: 0.766-0.770 against 0.834
+on standardised columns; measured since: ``benchmarks/utility/
+small_raw.py``). Where no column dominates, the balance costs its budget
+only. Every other solver's balance keeps its shares, as before: their
+accuracy at small ``epsilon n`` moves far more with their budget (dp-scd,
+objective perturbation, the pure-DP dp-gd and dp-nag lost 2-8 points on
+loaders with raised draws; ``BaseSolver.raises_balance_draws``).
 """
 
 import math
@@ -246,7 +241,8 @@ def plan_balance(epsilon, n_samples, raised=True):
     :data:`BALANCE_SHARE`); ``later``: a tuple of ``(radius, squares)``
     epsilons, one per later round (:func:`_later_rounds`: :data:`LATER_SHARE`
     each where ``epsilon n`` is about 10,100 or more; below, with ``raised``
-    (an approximate-DP solver), each draw raised to :func:`draw_need`, within
+    (the solver's ``raises_balance_draws``), each draw raised to
+    :func:`draw_need`, within
     :data:`BALANCE_CAP`). Each draw is capped as every scale draw.
     """
     first = min(BALANCE_SHARE * float(epsilon), MAX_DRAW_EPSILON)
@@ -259,7 +255,8 @@ def plan_balance_as_given(epsilon, n_samples, raised=True):
 
     Sparse rows are balanced as given (not centred: centring would fill
     them), and so are the minimax estimators' dense rows, and, with
-    ``raised`` (an approximate-DP solver), dense rows too few for the in-fit
+    ``raised`` (the solver's ``raises_balance_draws``), dense rows too few
+    for the in-fit
     centring: the first round draws a private median L2 norm (``radius``,
     :data:`SPARSE_RADIUS_SHARE`) and releases the mean squares clipped to it
     (``first``, :data:`BALANCE_SHARE`); ``later``: ``(radius, squares)``

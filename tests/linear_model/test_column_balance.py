@@ -217,28 +217,38 @@ def test_small_dense_data_is_balanced_as_given():
     assert "rows as given (not centred)" in str(fit.privacy_report())
 
 
-def test_a_pure_dp_solver_keeps_the_shares():
-    """A pure-DP solver (dp-gd) never raises the balance's draws: below
-    ``epsilon n`` 5,070 nothing runs or is spent (the notes say why) where
-    dp-sgd, approximate DP, balances; above, the first round at its shares,
-    no later round below 10,100."""
-    X, y = _one_raw_column(3000, seed=_seed("pure-cap"))
-    kw = dict(epsilon=1.0, classes=[0, 1], random_state=0)
-    pure = _quiet_fit(LogisticRegression(solver="dp-gd", **kw), X, y)
-    off = _quiet_fit(
-        LogisticRegression(solver="dp-gd", feature_balance=None, **kw), X, y
-    )
-    approx = _quiet_fit(LogisticRegression(solver="dp-sgd", **kw), X, y)
-    note = pure.hyperparameters_["feature_balance"]
-    assert note.startswith("not run") and "by a pure-DP solver" in note
-    assert pure.dp_event_ == off.dp_event_
-    np.testing.assert_array_equal(pure.coef_, off.coef_)
-    assert approx.feature_balance_ is not None
-    X, y = _one_raw_column(8000, seed=_seed("pure-cap", "8000"))
-    pure = _quiet_fit(LogisticRegression(solver="dp-gd", **kw), X, y)
-    assert pure.feature_balance_ is not None
-    assert "3 rounds" not in pure.hyperparameters_["feature_balance"]
-    assert pure.epsilon_ <= 1.0
+@pytest.mark.parametrize("solver", ["dp-gd", "dp-scd", "objective-perturbation"])
+def test_solvers_outside_the_dp_sgd_family_keep_the_shares(solver):
+    """Only the dp-sgd family raises the balance's draws
+    (``raises_balance_draws``): with any other solver, below ``epsilon n``
+    5,070 nothing runs or is spent (the notes say why), where dp-sgd
+    balances; above, the first round at its shares, no later round below
+    10,100."""
+    X, y = _one_raw_column(3000, seed=_seed("shares", solver))
+    kw = dict(epsilon=1.0, classes=[0, 1], random_state=0, solver=solver)
+    fit = _quiet_fit(LogisticRegression(**kw), X, y)
+    off = _quiet_fit(LogisticRegression(feature_balance=None, **kw), X, y)
+    note = fit.hyperparameters_["feature_balance"]
+    assert note.startswith("not run") and f"by solver {solver!r}" in note
+    assert fit.dp_event_ == off.dp_event_
+    np.testing.assert_array_equal(fit.coef_, off.coef_)
+    kw["solver"] = "dp-sgd"
+    assert _quiet_fit(LogisticRegression(**kw), X, y).feature_balance_ is not None
+    X, y = _one_raw_column(8000, seed=_seed("shares", solver, "8000"))
+    kw["solver"] = solver
+    fit = _quiet_fit(LogisticRegression(**kw), X, y)
+    assert fit.feature_balance_ is not None
+    assert "3 rounds" not in fit.hyperparameters_["feature_balance"]
+    assert fit.epsilon_ <= 1.0
+
+
+def test_the_dp_sgd_family_raises_the_draws():
+    """The solver's public flag, not the estimator, decides."""
+    from dpestim.solvers import resolve_solver
+
+    family = {"dp-sgd", "dp-lssgd", "adp-sgd", "adp-adagrad"}
+    for name in family | {"dp-gd", "dp-nag", "dp-scd", "objective-perturbation"}:
+        assert resolve_solver(name).raises_balance_draws == (name in family)
 
 
 def test_parameter_is_validated():

@@ -109,6 +109,7 @@ class DPSGD(BaseSolver):
     #: 0.27 / 0.32, Adult's age 0.14 / 0.24 -> 0.22 / 0.31, Bank's age 0.18 /
     #: 0.27 -> 0.09 / 0.21; doc/benchmarks/public_target_bound.md.)
     scale_share_cap = ITERATIVE_SCALE_SHARE_CAP
+    raises_balance_draws = True
     #: the squared loss keeps the former cap (see _policy)
     squared_share_cap = ITERATIVE_SQUARED_SHARE_CAP
 
