@@ -267,6 +267,12 @@ ENTRIES = [
         ("--seeds", "3"),
     ),
     Entry(
+        "small_raw",
+        "utility/small_raw.py",
+        ("--seeds", "1", "--out", "/tmp/small_raw_quick.md"),
+        ("--seeds", "5"),
+    ),
+    Entry(
         "final_intercept_pure",
         "utility/final_intercept.py",
         ("--pure", "--seeds", "1", "--out", "/tmp/final_intercept_pure_quick.md"),
