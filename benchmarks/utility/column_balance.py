@@ -46,6 +46,25 @@ from raw_columns import ADULT_COLUMNS, _adult, _california  # noqa: E402
 EPSILONS = (0.5, 1.0, 2.0, float("inf"))
 
 
+#: Columns of a summary of on-minus-off changes (:func:`change_row`).
+CHANGE_HEAD = ["cells", "median change", "better > 0.005", "worse > 0.005",
+               "worst", "best"]  # fmt: skip
+
+
+def change_row(d):
+    """The :data:`CHANGE_HEAD` cells of a list of on-minus-off changes."""
+    if not d:
+        return [str(len(d)), "-", "0", "0", "-", "-"]
+    return [
+        str(len(d)),
+        f"{np.median(d):+.3f}",
+        str(sum(x > 0.005 for x in d)),
+        str(sum(x < -0.005 for x in d)),
+        f"{min(d):+.3f}",
+        f"{max(d):+.3f}",
+    ]
+
+
 def _frame_task(df, y, raw, numeric, categorical, seed=0):
     """``raw`` kept in its units, the other ``numeric`` columns standardised
     (fitted on the training rows), ``categorical`` one-hot; 75/25 split."""
@@ -274,18 +293,7 @@ def report(records, command, cpu_s, commit="?"):
     head = ["split", "task", "estimator", "scikit-learn"] + [
         f"eps={e:g}: off -> on (columns scaled)" for e in EPSILONS
     ]
-    summary = [
-        [
-            split,
-            str(len(d)),
-            f"{np.median(d):+.3f}" if d else "-",
-            str(sum(x > 0.005 for x in d)),
-            str(sum(x < -0.005 for x in d)),
-            f"{min(d):+.3f}" if d else "-",
-            f"{max(d):+.3f}" if d else "-",
-        ]
-        for split, d in deltas.items()
-    ]
+    summary = [[split, *change_row(d)] for split, d in deltas.items()]
     return "\n".join(
         [
             "# feature_balance: one column in its own units among scaled ones",
@@ -301,18 +309,7 @@ def report(records, command, cpu_s, commit="?"):
             "",
             "Private cells (eps 0.5 / 1 / 2), on minus off:",
             "",
-            markdown_table(
-                [
-                    "split",
-                    "cells",
-                    "median change",
-                    "better > 0.005",
-                    "worse > 0.005",
-                    "worst",
-                    "best",
-                ],
-                summary,
-            ),  # fmt: skip
+            markdown_table(["split", *CHANGE_HEAD], summary),
             "",
         ]
     )

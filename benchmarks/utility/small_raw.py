@@ -40,11 +40,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from column_balance import (  # noqa: E402
+    CHANGE_HEAD,
     _adult_frame,
     _bank_frame,
     _california_frame,
     _compas_frame,
     _home,
+    change_row,
 )
 from defaults import markdown_table, result_parser, run_and_save_stamped  # noqa: E402
 
@@ -205,18 +207,7 @@ def report(records, command, cpu_s, commit="?"):
         for e in EPSILONS
     ]
     summary = [
-        [
-            split,
-            prep,
-            str(len(d)),
-            f"{np.median(d):+.3f}",
-            str(sum(x > 0.005 for x in d)),
-            str(sum(x < -0.005 for x in d)),
-            f"{min(d):+.3f}",
-            f"{max(d):+.3f}",
-        ]
-        for (split, prep), d in deltas.items()
-        if d
+        [split, prep, *change_row(d)] for (split, prep), d in deltas.items() if d
     ]
     spent = max(r["epsilon_spent"] / r["epsilon"] for r in records)
     return "\n".join(
@@ -235,19 +226,7 @@ def report(records, command, cpu_s, commit="?"):
             "",
             "Cells (eps 1 / 2), on minus off:",
             "",
-            markdown_table(
-                [
-                    "split",
-                    "columns",
-                    "cells",
-                    "median change",
-                    "better > 0.005",
-                    "worse > 0.005",
-                    "worst",
-                    "best",
-                ],
-                summary,
-            ),  # fmt: skip
+            markdown_table(["split", "columns", *CHANGE_HEAD], summary),
             "",
         ]
     )
