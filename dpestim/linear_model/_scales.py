@@ -25,7 +25,7 @@ from ..preprocessing._balance import (
     plan_balance_as_given,
     smallest_epsilon_n,
 )
-from ..preprocessing._centring import laplace_centre, plan_centring
+from ..preprocessing._centring import TOO_FEW_ROWS, laplace_centre, plan_centring
 from ..preprocessing._fit_scales import TARGET_SHARE_CAP
 from ..preprocessing._scale_plan import _pure_epsilon
 from ..privacy import check_guarantee
@@ -271,7 +271,7 @@ class PrivateScalesMixin:
         if note is not None:
             plan.notes["feature_centring"] = note
             self._warn_centring_not_run(note)
-            if note.startswith("not run: epsilon x n_samples"):
+            if note.startswith(TOO_FEW_ROWS):
                 # too few rows for the centre: balanced as given (not centred)
                 self._plan_balance_as_given(plan, n, solver)
             else:
@@ -291,13 +291,16 @@ class PrivateScalesMixin:
 
         Sparse rows are not centred (centring would fill them), but dividing
         columns keeps them sparse; the minimax estimators, which clip every
-        coordinate, are not centred either. The balance runs on the rows as
-        given (:func:`~dpestim.preprocessing._balance.plan_balance_as_given`),
-        with the row scale estimated and ``epsilon`` given; ``epsilon =
-        inf``: the exact mean squares.
+        coordinate, are not centred either, nor are dense rows too few for
+        the in-fit centring. The balance runs on the rows as given
+        (:func:`~dpestim.preprocessing._balance.plan_balance_as_given`; its
+        draws raised at small ``epsilon n`` where the solver
+        ``raises_balance_draws``), with the row scale estimated and
+        ``epsilon`` given; ``epsilon = inf``: the exact mean squares.
         """
         if not self._balance_requested():
             return
+        raised = _raised(solver)
         why = None
         if self.epsilon is None or getattr(self, "noise_multiplier", None) is not None:
             why = "no epsilon to share (a fixed noise_multiplier)"
@@ -306,14 +309,12 @@ class PrivateScalesMixin:
         elif math.isinf(self.epsilon):
             plan.exact_balance = True
             return
-        elif (
-            planned := plan_balance_as_given(self.epsilon, n, _raised(solver))
-        ) is None:
+        elif (planned := plan_balance_as_given(self.epsilon, n, raised)) is None:
             why = (
                 "epsilon x n_samples too small for a reliable private median of "
                 f"the rows' L2 norms (about "
-                f"{round(smallest_epsilon_n(_raised(solver)), -1):,.0f} needed"
-                f"{'' if _raised(solver) else f' by solver {solver.name!r}'})"
+                f"{round(smallest_epsilon_n(raised), -1):,.0f} needed"
+                f"{'' if raised else f' by solver {solver.name!r}'})"
             )
         if why is not None:
             self._note_balance_not_run(plan, why)

@@ -67,6 +67,7 @@ __all__ = [
     "CENTRING_DETECT",
     "CENTRING_SHARES",
     "PrivateCentrer",
+    "TOO_FEW_ROWS",
     "laplace_centre",
     "plan_centring",
     "laplace_move_threshold",
@@ -102,6 +103,11 @@ CENTRING_SHARES = (0.01, 0.02)
 CENTRING_DETECT = 0.1
 
 
+#: How :func:`plan_centring`'s notes begin where ``epsilon n`` is too small
+#: (the estimators then balance the rows as given).
+TOO_FEW_ROWS = "not run: epsilon x n_samples"
+
+
 def plan_centring(epsilon, n_samples, n_features, sensitivity):
     """``(radius epsilon, mean epsilon, note)`` of the in-fit centring (public).
 
@@ -123,7 +129,7 @@ def plan_centring(epsilon, n_samples, n_features, sensitivity):
         return (
             None,
             None,
-            "not run: epsilon x n_samples too small for a reliable private "
+            f"{TOO_FEW_ROWS} too small for a reliable private "
             f"median of the rows' L1 norms at {CENTRING_SHARES[0]:g} x epsilon "
             "(about 5,070 needed; columns used as given)",
         )
@@ -131,7 +137,7 @@ def plan_centring(epsilon, n_samples, n_features, sensitivity):
         return (
             None,
             None,
-            f"not run: epsilon x n_samples below {need / CENTRING_SHARES[1]:.0f}, "
+            f"{TOO_FEW_ROWS} below {need / CENTRING_SHARES[1]:.0f}, "
             f"too small for the private column means to detect an offset of "
             f"{CENTRING_DETECT:g} x the rows' L1 norm (columns used as given)",
         )
