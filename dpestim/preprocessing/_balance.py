@@ -86,6 +86,15 @@ only. Every other solver's balance keeps its shares, as before: their
 accuracy at small ``epsilon n`` moves far more with their budget (dp-scd,
 objective perturbation, the pure-DP dp-gd and dp-nag lost 2-8 points on
 loaders with raised draws; ``BaseSolver.raises_balance_draws``).
+
+A dataset whose columns are on comparable scales has no dominant column
+(with ``d >= 3``, no column carries half of the rows' squared norms or
+twenty times their mean), so the rows are used as given: the project's
+loaders, standardised or one-hot columns. With one or two columns, the
+larger may be scaled to a mean square of 1, which the row scale then
+absorbs. Measured: ``benchmarks/utility/
+column_balance.py`` (``benchmarks/results/column_balance.md``) and
+``benchmarks/utility/small_raw.py``.
 """
 
 import math
@@ -242,8 +251,8 @@ def plan_balance(epsilon, n_samples, raised=True):
     epsilons, one per later round (:func:`_later_rounds`: :data:`LATER_SHARE`
     each where ``epsilon n`` is about 10,100 or more; below, with ``raised``
     (the solver's ``raises_balance_draws``), each draw raised to
-    :func:`draw_need`, within
-    :data:`BALANCE_CAP`). Each draw is capped as every scale draw.
+    :func:`draw_need`, within :data:`BALANCE_CAP`). Each draw is capped as
+    every scale draw.
     """
     first = min(BALANCE_SHARE * float(epsilon), MAX_DRAW_EPSILON)
     return first, _later_rounds(epsilon, n_samples, first, raised)
@@ -254,14 +263,14 @@ def plan_balance_as_given(epsilon, n_samples, raised=True):
     ``None``.
 
     Sparse rows are balanced as given (not centred: centring would fill
-    them), and so are the minimax estimators' dense rows, and, with
-    ``raised`` (the solver's ``raises_balance_draws``), dense rows too few
-    for the in-fit
-    centring: the first round draws a private median L2 norm (``radius``,
-    :data:`SPARSE_RADIUS_SHARE`) and releases the mean squares clipped to it
+    them), and so are the minimax estimators' dense rows and dense rows too
+    few for the in-fit centring: the first round draws a private median L2
+    norm (``radius``, :data:`SPARSE_RADIUS_SHARE`) and releases the mean
+    squares clipped to it
     (``first``, :data:`BALANCE_SHARE`); ``later``: ``(radius, squares)``
     pairs (:func:`_later_rounds`). Where ``epsilon n`` is below about 5,070,
-    with ``raised``, each draw is raised to :func:`draw_need`. ``None``
+    with ``raised`` (the solver's ``raises_balance_draws``), each draw is
+    raised to :func:`draw_need`. ``None``
     where the radius draw cannot run (:func:`smallest_epsilon_n`: about
     2,030 raised, 5,070 not).
     """
