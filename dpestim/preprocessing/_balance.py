@@ -84,7 +84,7 @@ on standardised columns; measured since: ``benchmarks/utility/
 small_raw.py``). Where no column dominates, the balance costs its budget
 only. Every other solver's balance keeps its shares, as before: their
 accuracy at small ``epsilon n`` moves far more with their budget (dp-scd,
-objective perturbation, the pure-DP dp-gd and dp-nag lost 2-8 points on
+objective perturbation, the pure-DP dp-gd and dp-nag lost 1.7-8 points on
 loaders with raised draws; ``BaseSolver.raises_balance_draws``).
 
 A dataset whose columns are on comparable scales has no dominant column

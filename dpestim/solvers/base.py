@@ -112,7 +112,7 @@ class BaseSolver(BaseEstimator):
         digits at epsilon 2, ``epsilon n`` 2,694, 12 seeds: dp-sgd -0.5 /
         -0.9 points, ``LinearSVC`` / ``LogisticRegression``; dp-scd -2.1 /
         -1.7; objective-perturbation -5.6 / -8.0; the pure-DP dp-gd and
-        dp-nag on COMPAS at 0.5, 30 seeds, -2.0 to -2.5).
+        dp-nag on COMPAS at 0.5, 30 seeds, -1.8 to -2.5).
     """
 
     name = None
