@@ -16,6 +16,7 @@ from dpestim.preprocessing._balance import (
     MAX_GROUP,
     OVER_MEAN,
     PAIR_DOMINANCE,
+    RAISED_LATER_ROUNDS,
     SPARSE_RADIUS_SHARE,
     _clipped_squares,
     dominant_scales,
@@ -207,7 +208,8 @@ def test_later_rounds_are_a_public_plan():
         assert first == BALANCE_SHARE * eps and later
         assert all(r == s == need for r, s in later)
         assert first + 2 * need * len(later) <= BALANCE_CAP * eps
-        if len(later) < 2:  # one more round would break the cap
+        assert len(later) <= RAISED_LATER_ROUNDS
+        if len(later) < RAISED_LATER_ROUNDS:  # one more would break the cap
             assert first + 2 * need * (len(later) + 1) > BALANCE_CAP * eps
         assert plan_balance(eps, n, raised=False) == (first, ())
     # a draw would take more than MAX_DRAW_SHARE: no later round
@@ -232,12 +234,14 @@ def test_the_plan_on_rows_as_given():
             plan_balance_as_given(eps, 10_200, raised)[2]
             == ((LATER_SHARE / 2,) * 2,) * 2
         )
-    assert len(plan_balance_as_given(eps, 6_000)[2]) == 2
+    # raised later rounds: up to RAISED_LATER_ROUNDS, within the cap
+    assert len(plan_balance_as_given(eps, 6_000)[2]) == RAISED_LATER_ROUNDS
     assert plan_balance_as_given(eps, 6_000, raised=False)[2] == ()
     radius, first, later = plan_balance_as_given(eps, 3_000)
     assert radius == first == draw_need(3_000) > SPARSE_RADIUS_SHARE * eps
     assert radius + first + sum(map(sum, later)) <= BALANCE_CAP * eps
-    assert len(later) == 2
+    assert len(later) == 3  # a fourth would break the cap
+    assert radius + first + 2 * radius * 4 > BALANCE_CAP * eps
     assert plan_balance_as_given(eps, 3_000, raised=False) is None
     assert 2_000 < smallest_epsilon_n() < 2_060
     assert 5_050 < smallest_epsilon_n(raised=False) < 5_100
