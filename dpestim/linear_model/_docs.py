@@ -206,8 +206,9 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         ``epsilon n`` is below about 10,100 (5,070 for the first round on
         rows as given), the dp-sgd family's draws are raised to the epsilon
         that makes them reliable (about ``51 / n``, at most 2.5% of
-        ``epsilon`` each), with as many rounds as keep the whole balance
-        within 15% of ``epsilon``: none below ``epsilon n`` of about 2,030
+        ``epsilon`` each), with up to five later rounds, as many as keep the
+        whole balance within 15% of ``epsilon``: none below ``epsilon n`` of
+        about 2,030
         (the other solvers' keep their shares: none below 5,070 for rows as
         given; ``hyperparameters_`` says so). Columns
         on comparable scales are used as given. ``epsilon = inf``: the exact

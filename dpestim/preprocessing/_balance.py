@@ -75,8 +75,9 @@ raw CSV through the default pipeline: 0.769, the majority rate, before).
 **Small data.** Dense rows too few for the in-fit centring (``epsilon n``
 below about 5,070) are balanced as given in the same way, and every draw
 whose share is too small for ``epsilon n`` is raised to :func:`draw_need`,
-up to :data:`MAX_DRAW_SHARE` of epsilon each and :data:`BALANCE_CAP` in
-all (so down to ``epsilon n`` of about 2,030), for the dp-sgd family's
+up to :data:`MAX_DRAW_SHARE` of epsilon each, with up to
+:data:`RAISED_LATER_ROUNDS` later rounds, and :data:`BALANCE_CAP` in all
+(so down to ``epsilon n`` of about 2,030), for the dp-sgd family's
 solvers (the solver's ``raises_balance_draws``; ``solver="auto"`` picks
 them there): a user trial found raw columns at the majority rate there
 (Adult's raw CSV at 2,000-5,000 rows, epsilon 1: 0.766-0.770 against 0.834
