@@ -98,15 +98,13 @@ column_balance.py`` (``benchmarks/results/column_balance.md``) and
 ``benchmarks/utility/small_raw.py``.
 """
 
-import math
-
 import numpy as np
 import scipy.sparse as sp
 
 from .._kernels.clipping import clip_factors
 from ._centring import HALF_BIN, _row_norms, laplace_move_threshold
 from ._fit_scales import MAX_DRAW_EPSILON
-from ._grid_quantile import FAILURE, bin_quantile, positive_edges
+from ._grid_quantile import bin_quantile, feasible_epsilon, positive_edges
 
 __all__ = [
     "BALANCE_CAP",
@@ -210,11 +208,8 @@ def draw_need(n_samples):
     ``ln(20 d) / 51`` of the clipped rows' mean squared norm (0.15 at ``d =
     100``, twice that replace-one) clears the release's threshold.
     """
-    n_bins = positive_edges().shape[0] + 1
-    t = 0.5 * n_samples
-    need = 2.0 * (math.log(n_bins) + math.log(1.0 / FAILURE)) / t if t > 0 else math.inf
-    # rounding-safe: feasible() at exactly this epsilon
-    return need * (1.0 + 1e-9)
+    need = feasible_epsilon(n_samples, 0.5, positive_edges().shape[0] + 1)
+    return need * (1.0 + 1e-9)  # rounding-safe: feasible() at exactly this
 
 
 def _draw(epsilon, share, n_samples, raised):

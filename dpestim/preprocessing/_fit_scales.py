@@ -41,6 +41,7 @@ from ._grid_quantile import (
     bin_quantile,
     bin_utility,
     feasible,
+    feasible_epsilon,
     positive_edges,
     signed_edges,
     warn_beyond_range,
@@ -163,7 +164,7 @@ def feasible_share(
     if not draws:
         return 0.0
     n_bins = (signed_edges() if targets else positive_edges()).shape[0] + 1
-    each = 2.0 * (math.log(n_bins) + math.log(1.0 / FAILURE)) / (0.5 * n_samples)
+    each = feasible_epsilon(n_samples, 0.5, n_bins)
     return draws * each / epsilon
 
 

@@ -40,6 +40,7 @@ __all__ = [
     "bin_quantile",
     "bin_utility",
     "feasible",
+    "feasible_epsilon",
     "positive_edges",
     "signed_edges",
     "warn_beyond_range",
@@ -153,7 +154,19 @@ def feasible(epsilon, n_samples, quantile, n_bins):
     (ln n_bins + ln(1 / FAILURE))`` (about 27 for the signed grid).
     """
     t = min(quantile, 1.0 - quantile) * n_samples
-    return epsilon * t >= 2.0 * (math.log(n_bins) + math.log(1.0 / FAILURE))
+    return epsilon * t >= _feasible_margin(n_bins)
+
+
+def feasible_epsilon(n_samples, quantile, n_bins):
+    """The smallest epsilon at which one draw is :func:`feasible` (public),
+    up to rounding: ``2 (ln n_bins + ln(1 / FAILURE)) / (min(q, 1 - q) n)``."""
+    return _feasible_margin(n_bins) / (min(quantile, 1.0 - quantile) * n_samples)
+
+
+def _feasible_margin(n_bins):
+    """``2 (ln n_bins + ln(1 / FAILURE))``: the ``epsilon min(q, 1 - q) n``
+    a feasible draw needs."""
+    return 2.0 * (math.log(n_bins) + math.log(1.0 / FAILURE))
 
 
 def warn_beyond_range(what, data, consequence):
