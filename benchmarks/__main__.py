@@ -273,6 +273,12 @@ ENTRIES = [
         ("--seeds", "5"),
     ),
     Entry(
+        "german_splits",
+        "utility/german_splits.py",
+        ("--splits", "2", "--seeds", "1", "--out", "/tmp/german_splits_quick.md"),
+        ("--splits", "20", "--seeds", "3"),
+    ),
+    Entry(
         "final_intercept_pure",
         "utility/final_intercept.py",
         ("--pure", "--seeds", "1", "--out", "/tmp/final_intercept_pure_quick.md"),
