@@ -9,6 +9,7 @@ from joblib import Parallel, delayed
 from sklearn.base import ClassifierMixin, clone, is_classifier
 from sklearn.utils.validation import check_X_y
 
+from ..utils.validation import data_errors_without_values
 from ._statistics import (
     AuditResult,
     _best_threshold,
@@ -275,9 +276,11 @@ def audit_estimator(
             "Auditing a classifier needs classes= (the public label set); with "
             "classes=None the label set itself leaks."
         )
-    X, y = check_X_y(
-        X, y, accept_sparse="csr", dtype=np.float64, multi_output=True, y_numeric=False
-    )
+    with data_errors_without_values():
+        X, y = check_X_y(
+            X, y, accept_sparse="csr", dtype=np.float64, multi_output=True,
+            y_numeric=False,
+        )  # fmt: skip
     if delta is None:
         delta = float(estimator.delta)
     if isinstance(canary, tuple):

@@ -49,6 +49,7 @@ from ..preprocessing import _fit_scales as _scales
 from ..privacy.charging import FitCharge, charge_fit
 from ..solvers import _policy, resolve_solver
 from ..solvers._auto import choose_solver, public_facts
+from ..utils.validation import data_errors_without_values
 from ._space import Relative
 
 __all__ = ["RowScale", "plan_row_scale"]
@@ -87,7 +88,8 @@ class RowScale:
         target 1); each arm's ``s = m / target`` is post-processing, with
         the estimator's rule that ``s`` within 1e-9 of 1 is 1.
         """
-        X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32])
+        with data_errors_without_values():
+            X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32])
         charge_fit(
             FitCharge(
                 dp_accounting.ComposedDpEvent(self.events()),

@@ -8,9 +8,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, validate_parameter_constraints
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
 
-from ..utils.validation import validate_private_data
+from ..utils.validation import data_errors_without_values, validate_private_data
 from ._quantile import QUANTILE_CONSTRAINTS, private_quantile
 
 __all__ = ["PrivateRowNormClipper", "RowNormClipper", "estimate_clip_norm"]
@@ -222,7 +222,10 @@ def estimate_clip_norm(
         params | {"fit_intercept": fit_intercept},
         "estimate_clip_norm",
     )
-    X = X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    with data_errors_without_values():  # a 1-D X: a clear error, no values
+        X = check_array(
+            X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=False
+        )
     norms = np.hypot(_row_norms(X), 1.0 if fit_intercept else 0.0)
     return private_quantile(
         norms,

@@ -1,6 +1,7 @@
 """Validation helpers: random state -> Generator, label sets, CSR indices,
 and scikit-learn's ``validate_data`` without data in its messages."""
 
+import contextlib
 import math
 import numbers
 
@@ -10,14 +11,17 @@ from sklearn.utils.validation import validate_data
 __all__ = [
     "check_generator",
     "check_label_values",
+    "data_errors_without_values",
     "int32_indices",
     "validate_private_data",
 ]
 
 #: Messages of scikit-learn's / NumPy's validation that quote the data (the
-#: whole array for complex input, the offending cell for text), and the
-#: messages that replace them: an exception text lands in logs, and the rows
-#: are private (user trial, 2026-11-28).
+#: whole array for complex input, the offending cell for text, the array
+#: for a 1-D or scalar ``X``), and the messages that replace them: an
+#: exception text lands in logs, and the rows are private (user trials,
+#: 2026-11-28). ``None``: keep the message's first line up to its colon
+#: and its last line (scikit-learn's advice), drop the quoted array.
 _QUOTING_MESSAGES = (
     (
         "Complex data not supported",
@@ -30,7 +34,36 @@ _QUOTING_MESSAGES = (
         "are private); encode text or categorical columns first (e.g. "
         "sklearn.preprocessing.OneHotEncoder).",
     ),
+    ("Expected 2D array", None),
 )
+
+
+def _without_values(text):
+    """The message replacing ``text`` (:data:`_QUOTING_MESSAGES`), or
+    ``None`` when ``text`` quotes no data."""
+    for start, replacement in _QUOTING_MESSAGES:
+        if text.startswith(start):
+            if replacement is not None:
+                return replacement
+            lines = text.strip().splitlines()
+            head = lines[0].split(":")[0]
+            return f"{head} (not printed: the data are private). {lines[-1]}"
+    return None
+
+
+@contextlib.contextmanager
+def data_errors_without_values():
+    """Raise a validation error that would quote the data again, same type,
+    with a message that names the problem and not the values
+    (:func:`_without_values`), and without the original as its context (a
+    traceback would print it)."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        text = _without_values(str(exc))
+        if text is None:
+            raise
+        raise type(exc)(text) from None
 
 
 def validate_private_data(estimator, *args, **kwargs):
@@ -38,17 +71,11 @@ def validate_private_data(estimator, *args, **kwargs):
 
     The same checks and results; an error whose message would quote the
     data (:data:`_QUOTING_MESSAGES`) is raised again, same type, with a
-    message that names the problem and not the values, and without the
-    original as its context (a traceback would print it).
+    message that names the problem and not the values
+    (:func:`data_errors_without_values`).
     """
-    try:
+    with data_errors_without_values():
         return validate_data(estimator, *args, **kwargs)
-    except (ValueError, TypeError) as exc:
-        text = str(exc)
-        for start, replacement in _QUOTING_MESSAGES:
-            if text.startswith(start):
-                raise type(exc)(replacement) from None
-        raise
 
 
 def int32_indices(X):
