@@ -377,4 +377,5 @@ CLASS_PRIOR_ATTRIBUTE = """class_prior_ : ndarray of shape (n_classes,) or None
         accuracy minus the majority-class rate (with ``class_weight``, the
         weighted accuracy minus the best constant's: balanced accuracy minus
         ``1 / n_classes`` for ``"balanced"``), plus Laplace noise (a DP
-        release, covered by the guarantee); ``None`` when no check ran."""
+        release, covered by the guarantee), clipped to the lift's range
+        ``[-1, 1]`` (post-processing); ``None`` when no check ran."""

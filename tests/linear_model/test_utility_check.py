@@ -156,9 +156,23 @@ def test_a_check_too_noisy_to_tell_says_so():
             break
     (message,) = warned
     assert "too noisy to tell" in message and "%" not in message
-    assert abs(est.lift_) > 1  # the release itself: mostly noise
+    assert abs(est.lift_) <= 1  # the release clipped to the lift's range
     # the first advice is the one a larger epsilon does not fix
     assert message.index("large offset or scale") < message.index("more rows")
+
+
+def test_released_lift_is_clipped_to_its_range_and_a_hopeless_check_warns():
+    """A 1-row fit released +2011% unclipped (user trial 21) and did not
+    warn; the release is clipped to [-1, 1] (post-processing), so where the
+    Laplace scale exceeds about 4 every fit warns."""
+    X, y = _learnable(200, _seed("check-clipped"))
+    est, _ = _fit(LogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0), X, y)
+    Y = np.where(y == 1, 1.0, -1.0)[:, None]
+    tiny = 1e-4  # Laplace scale 50 at n = 200
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        assert est._utility_check(X, Y, tiny, "add_or_remove_one", rng, [], None)
+        assert -1.0 <= est.lift_ <= 1.0
 
 
 def test_check_off_is_the_former_fit():
