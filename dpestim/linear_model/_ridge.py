@@ -337,7 +337,13 @@ Ridge.__doc__ = f"""Differentially private ridge regression.
         5 m``, at the others' epsilon, with fewer refinements of the centre,
         down to one, where four do not fit: ``epsilon n >= 321`` with the row
         scale); otherwise no bound (as ``None``; ``hyperparameters_`` says
-        why). A float ``b`` means
+        why). The private range is a robust one: a target with heavy tails
+        (a few values thousands of times its median) is fitted, and
+        predicted, as clipped to it at every finite ``epsilon``, however
+        large (a user trial: ``exp(3 z)`` on California's features, R^2
+        -0.06 at epsilon 1 to 1000 against 0.29 for scikit-learn and for
+        ``epsilon=inf``, which fits exactly); fit such a target on a public
+        transform (its logarithm) or pass its public range. A float ``b`` means
         ``(-b, b)``; pairs may hold one value per target: a public range (a
         documented top-code, a physical range) is used as given, and scaled
         to ``-+ {_scales.TARGET_HALF_RANGE:g}`` for the solver as the private
