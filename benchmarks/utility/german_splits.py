@@ -41,10 +41,11 @@ SOLVERS = (
 
 
 def run(args):
-    import dpestim
-    from dpestim.datasets import load_german
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import train_test_split
+
+    import dpestim
+    from dpestim.datasets import load_german
 
     X, y = load_german(return_X_y=True)
     records = []
@@ -106,7 +107,7 @@ def report(records, command, cpu_s, commit):
             "and dp-nag); per split the median over the fits' seeds, then "
             "over the splits their median and mean. The defaults matrix "
             "scores split 0 only. objective-perturbation and seq-dp-scd are "
-            "research-only (`\"auto\"` never picks them): an oracle row.",
+            'research-only (`"auto"` never picks them): an oracle row.',
             "",
             markdown_table(head, rows),
             "",

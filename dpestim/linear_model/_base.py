@@ -296,7 +296,11 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
             X, scale_plan, rng
         )
         X, row_scale, scale_notes = self._apply_feature_scale(
-            X, scale_plan, rng, self._row_norm_target(y, solver)
+            X,
+            scale_plan,
+            rng,
+            self._row_norm_target(y, solver),
+            owned=X is not X_given,  # a centred or balanced copy: divided in place
         )
         # alpha="auto": 1e-4 in the units of the rescaled rows (public rule)
         alpha_user, alpha_rules = _policy.resolve_alpha(self.alpha, row_scale)

@@ -31,6 +31,7 @@ from ..preprocessing._scale_plan import _pure_epsilon
 from ..privacy import check_guarantee
 from ..privacy.ledger import composed_epsilon
 from ..solvers import _policy
+from ..utils._rows import forget_row_norms
 
 __all__ = ["AutoUnits", "PrivateScalesMixin"]
 
@@ -388,7 +389,7 @@ class PrivateScalesMixin:
         notes = notes | {"feature_balance": note}
         if sigma is None:
             return Xc, c, None, notes
-        return _divided(Xc, sigma).astype(Xc.dtype, copy=False), c, sigma, notes
+        return _divided(Xc, sigma, in_place=True), c, sigma, notes
 
     def _apply_balance_as_given(self, X, plan, rng):
         """``(X', None, sigma, notes)``: the rows balanced as given (sparse
@@ -423,8 +424,8 @@ class PrivateScalesMixin:
             return X, None, None, notes
         Xb = _divided(X, sigma)
         if sp.issparse(X):
-            Xb = Xb.asformat(X.format)
-        return Xb.astype(X.dtype, copy=False), None, sigma, notes
+            Xb = Xb.asformat(X.format).astype(X.dtype, copy=False)
+        return Xb, None, sigma, notes
 
     def _balance_rounds(self, X, m, threshold, how, plan, rng):
         """``(sigma, note)``: the rule on the first release, then the later
@@ -448,9 +449,10 @@ class PrivateScalesMixin:
         if plan.balance_rounds:
             (rounds_rng,) = rng.spawn(1)
         for radius_eps, squares_eps in plan.balance_rounds:
+            # the rows X / sigma, divided chunk by chunk (no copy of X)
             m, threshold = l2_column_squares(
-                X if sigma is None else _divided(X, sigma),
-                radius_eps, squares_eps, plan.centre_sensitivity, rounds_rng,
+                X, radius_eps, squares_eps, plan.centre_sensitivity, rounds_rng,
+                divisor=sigma,
             )  # fmt: skip
             more = dominant_scales(m, threshold)
             if more is not None:
@@ -490,8 +492,11 @@ class PrivateScalesMixin:
         Xc = np.subtract(X, c, dtype=np.float64).astype(X.dtype, copy=False)
         return Xc, c, radius, {"feature_centring": note}
 
-    def _apply_feature_scale(self, X, scale_plan, rng, target=None):
+    def _apply_feature_scale(self, X, scale_plan, rng, target=None, owned=False):
         """``(X / s, s, notes)``: the rows in the units the rules assume.
+
+        ``owned``: ``X`` is the fit's own copy (centred or balanced), never
+        the caller's array, and may be divided in place.
 
         ``s`` is the private row scale (``feature_scale="auto"``), the given
         ``feature_scale`` (a public float), or 1. The estimator fits ``w' = s
@@ -529,7 +534,7 @@ class PrivateScalesMixin:
             notes = {}
         if s == 1.0:
             return X, 1.0, notes
-        return _scales.rescale_rows(X, s), s, notes
+        return _scales.rescale_rows(X, s, in_place=owned), s, notes
 
     def _total_epsilon(self, solver, scale_events, dp_event, solver_epsilon):
         """Epsilon of the estimates composed with the solver's run.
@@ -557,11 +562,17 @@ def _raised(solver):
     return bool(getattr(solver, "raises_balance_draws", False))
 
 
-def _divided(X, sigma):
-    """The float64 columns of dense or sparse ``X`` divided by ``sigma``."""
+def _divided(X, sigma, in_place=False):
+    """The columns of dense ``X`` divided by ``sigma`` (computed in float64,
+    stored in ``X``'s dtype; ``in_place``: into ``X``, which must be the
+    fit's own copy, never the caller's array: the same values without a
+    second copy), or of sparse ``X`` (in float64)."""
     if sp.issparse(X):
         return X @ sp.diags(1.0 / sigma)
-    return np.divide(X, sigma, dtype=np.float64)
+    if in_place and X.dtype == np.float64:
+        forget_row_norms(X)  # nothing may reuse norms of the rows before
+        return np.divide(X, sigma, out=X)
+    return np.divide(X, sigma, dtype=np.float64).astype(X.dtype, copy=False)
 
 
 def _balance_note(sigma, how):

@@ -105,13 +105,18 @@ class MinimaxScalesMixin(PrivateScalesMixin):
                 )
             )
         self._fs.scale_fit = (plan, rng)
+        X_given = X
         if self._centring_requested():
             X, centre, sigma, notes = self._apply_centring(X, plan, rng)
         else:
             centre = None
             X, _, sigma, notes = self._apply_balance_as_given(X, plan, rng)
         X, row_scale, scale_notes = self._apply_feature_scale(
-            X, plan, rng, target=float(self.feature_bound)
+            X,
+            plan,
+            rng,
+            target=float(self.feature_bound),
+            owned=X is not X_given,  # a centred or balanced copy
         )
         self._fs.target_notes = {}
         target = self._scale_target(target)

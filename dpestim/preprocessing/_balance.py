@@ -102,7 +102,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels.clipping import clip_factors
-from ._centring import HALF_BIN, _row_norms, laplace_move_threshold
+from ._centring import (
+    HALF_BIN,
+    _row_norms,
+    add_rows,
+    float64_rows,
+    laplace_move_threshold,
+    row_chunks,
+)
 from ._fit_scales import MAX_DRAW_EPSILON
 from ._grid_quantile import bin_quantile, feasible_epsilon, positive_edges
 
@@ -290,10 +297,14 @@ def plan_balance_as_given(epsilon, n_samples, raised=True):
     return radius, first, _later_rounds(epsilon, n_samples, radius + first, raised)
 
 
-def laplace_column_squares(X, radius, epsilon, sensitivity, rng, ord=1, norms=None):
+def laplace_column_squares(
+    X, radius, epsilon, sensitivity, rng, ord=1, norms=None, divisor=None
+):
     """``(m, threshold)``: noisy mean squares of the columns of dense ``X``.
 
-    ``X``: the rows (float, dense or CSR); ``radius``: the released radius
+    ``X``: the rows (float, dense or CSR; dense rows divided by the columns'
+    ``divisor`` if given, chunk by chunk, without a copy of ``X``);
+    ``radius``: the released radius
     ``R`` of the rows' L1 norms (``ord=1``: the centring's) or L2 norms
     (``ord=2``); ``sensitivity``: 1 (add/remove one) or 2 (replace-one), in
     units of ``R^2``. ``threshold``: :func:`~._centring.laplace_move_threshold`
@@ -302,16 +313,18 @@ def laplace_column_squares(X, radius, epsilon, sensitivity, rng, ord=1, norms=No
     """
     n, d = X.shape
     b = sensitivity * radius * radius / epsilon
-    squares = _clipped_squares(X, radius, ord, norms)
+    squares = _clipped_squares(X, radius, ord, norms, divisor)
     m = (squares + rng.laplace(scale=b, size=d)) / n
     return m, laplace_move_threshold(d) * b / n
 
 
-def l2_column_squares(X, radius_epsilon, epsilon, sensitivity, rng):
+def l2_column_squares(X, radius_epsilon, epsilon, sensitivity, rng, divisor=None):
     """``(m, threshold)`` of a release on an L2 radius of its own.
 
     ``X``: a later round's balanced rows, or sparse rows as given (the
-    sparse balance's first round; dense or CSR).
+    sparse balance's first round; dense or CSR); dense rows may come with
+    the columns' ``divisor`` of the rounds before (the rows ``X / divisor``,
+    computed chunk by chunk).
 
     The radius ``R'``: a ``radius_epsilon``-DP median of the rows' L2 norms
     (:func:`~._grid_quantile.bin_quantile`, the upper edge of the drawn
@@ -322,10 +335,12 @@ def l2_column_squares(X, radius_epsilon, epsilon, sensitivity, rng):
     ``d``. Events: ``ExponentialMechanismDpEvent(radius_epsilon)``,
     ``LaplaceDpEvent(1 / epsilon)`` (in units of the L1 sensitivity).
     """
-    D = _float64(X)
-    l2 = _norms(D, 2)
+    if sp.issparse(X) and divisor is not None:
+        X, divisor = X @ sp.diags(1.0 / divisor), None
+    D = _float64(X) if sp.issparse(X) else X
+    l2 = _norms(D, 2, divisor)
     radius = bin_quantile(l2, 0.5, radius_epsilon, positive_edges(), rng) * HALF_BIN
-    return laplace_column_squares(D, radius, epsilon, sensitivity, rng, 2, l2)
+    return laplace_column_squares(D, radius, epsilon, sensitivity, rng, 2, l2, divisor)
 
 
 def _float64(X):
@@ -335,10 +350,11 @@ def _float64(X):
     return np.asarray(X, dtype=np.float64)
 
 
-def _norms(D, ord):
-    """L1 (``ord=1``) or L2 norms of the float64 rows of dense or CSR ``D``."""
+def _norms(D, ord, divisor=None):
+    """L1 (``ord=1``) or L2 norms of the rows of dense (in float64, divided
+    by the columns' ``divisor`` if given) or float64 CSR ``D``."""
     if not sp.issparse(D):
-        return _row_norms(D, ord)
+        return _row_norms(D, ord, divisor)
     with np.errstate(over="ignore", invalid="ignore"):
         if ord == 1:
             return np.asarray(abs(D).sum(axis=1), dtype=np.float64).ravel()
@@ -346,24 +362,36 @@ def _norms(D, ord):
         return np.sqrt(np.asarray(squares, dtype=np.float64).ravel())
 
 
-def _clipped_squares(X, radius, ord=1, norms=None):
+def _clipped_squares(X, radius, ord=1, norms=None, divisor=None):
     """Per column, the sum of the squared entries of the rows of ``X``
     clipped to L1 (``ord=1``) or L2 (``ord=2``) norm ``radius`` (a row whose
     norm is not finite adds nothing; rounding-safe factors,
     :func:`~dpestim._kernels.clipping.clip_factors`). A row adds a vector of
     L1 norm ``||x||_2^2 <= radius^2`` (``||x||_2 <= ||x||_1``). ``norms``:
-    the rows' norms of order ``ord``, if the caller has them.
+    the rows' norms of order ``ord``, if the caller has them. Dense rows are
+    read in float64, divided by the columns' ``divisor`` if given, chunk by
+    chunk (:func:`~._centring.row_chunks`: the same sums as over all rows).
     """
-    D = _float64(X)
-    norms = _norms(D, ord) if norms is None else norms
-    factors = clip_factors(norms, radius, D.shape[1])
-    keep = factors > 0
-    if sp.issparse(D):  # the clipped rows' entries are at most the radius
+    if sp.issparse(X):
+        D = _float64(X if divisor is None else X @ sp.diags(1.0 / divisor))
+        norms = _norms(D, ord) if norms is None else norms
+        factors = clip_factors(norms, radius, D.shape[1])
+        keep = factors > 0
+        # the clipped rows' entries are at most the radius
         clipped = sp.diags(factors[keep]) @ D[keep]
         return np.asarray(clipped.multiply(clipped).sum(axis=0)).ravel()
+    norms = _norms(X, ord, divisor) if norms is None else norms
+    factors = clip_factors(norms, radius, X.shape[1])
+    chunks = row_chunks(X)
+    total = None
     with np.errstate(over="ignore"):
-        clipped = D[keep] * factors[keep, None]
-        return np.einsum("ij,ij->j", clipped, clipped)
+        for rows in chunks:
+            keep = factors[rows] > 0
+            clipped = float64_rows(X, rows, divisor)[keep] * factors[rows][keep, None]
+            if len(chunks) == 1:  # the one sum of earlier versions, bit for bit
+                return np.einsum("ij,ij->j", clipped, clipped)
+            total = add_rows(total, clipped * clipped)
+    return np.zeros(X.shape[1]) if total is None else total
 
 
 def exact_column_squares(X):

@@ -33,6 +33,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
+from ..utils._rows import forget_row_norms
 from ._grid_quantile import (
     BINS_PER_OCTAVE,
     FAILURE,
@@ -496,10 +497,12 @@ def private_class_counts(codes, n_classes, epsilon, neighbouring, rng):
     return class_counts(codes, n_classes) + rng.laplace(scale=scale, size=n_classes)
 
 
-def rescale_rows(X, s):
+def rescale_rows(X, s, in_place=False):
     """``X / s`` in ``X``'s dtype and format (a copy; public ``s > 0``).
 
-    ``ValueError`` when a row's squared norm then overflows float64.
+    ``in_place``: dense float64 ``X`` is divided in place (the same values;
+    only for an array the fit owns, never the caller's). ``ValueError`` when
+    a row's squared norm then overflows float64.
     """
     if not (sp.issparse(X) or isinstance(X, np.ndarray)):
         raise ValueError(
@@ -509,6 +512,9 @@ def rescale_rows(X, s):
     if sp.issparse(X):
         X = X.copy()
         X.data = (X.data.astype(np.float64) / s).astype(X.dtype)
+    elif in_place and X.dtype == np.float64:
+        forget_row_norms(X)  # nothing may reuse norms of the rows before
+        np.divide(X, s, out=X)
     else:
         X = np.divide(X, s, dtype=np.float64).astype(X.dtype, copy=False)
     if not np.isfinite(row_norms(X) ** 2).all():

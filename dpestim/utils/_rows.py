@@ -15,7 +15,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["row_sq_norms"]
+__all__ = ["forget_row_norms", "row_sq_norms"]
 
 _MAX_ENTRIES = 4
 _entries = {}
@@ -86,3 +86,10 @@ def row_sq_norms(X, *, reuse=True):
         while len(_entries) > _MAX_ENTRIES:
             del _entries[next(iter(_entries))]
     return sq
+
+
+def forget_row_norms(X):
+    """Drop what :func:`row_sq_norms` remembers for ``X``: its rows are
+    about to change in place (the fit's own copy, rescaled)."""
+    with _lock:
+        _entries.pop(id(X), None)

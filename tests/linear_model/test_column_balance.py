@@ -359,7 +359,7 @@ def test_later_rounds_draw_from_a_stream_of_their_own(monkeypatch):
     assert fit.feature_balance_ is None and "3 rounds" in str(fit.hyperparameters_)
     calls = []
 
-    def silent(X, *args):
+    def silent(X, *args, divisor=None):
         calls.append(args[-1])
         return np.ones(X.shape[1]), np.inf  # nothing above an infinite bar
 
