@@ -489,7 +489,10 @@ class PrivateScalesMixin:
             )
         # cannot overflow: validated rows are below about 1e154 and the
         # centre within the radius plus the noise's threshold of them
-        Xc = np.subtract(X, c, dtype=np.float64).astype(X.dtype, copy=False)
+        # computed in float64, stored in X's dtype (no float64 copy of
+        # float32 rows)
+        Xc = np.empty_like(X, order="K")
+        np.subtract(X, c, out=Xc, dtype=np.float64)
         return Xc, c, radius, {"feature_centring": note}
 
     def _apply_feature_scale(self, X, scale_plan, rng, target=None, owned=False):
@@ -569,9 +572,9 @@ def _divided(X, sigma, in_place=False):
     second copy), or of sparse ``X`` (in float64)."""
     if sp.issparse(X):
         return X @ sp.diags(1.0 / sigma)
-    if in_place and X.dtype == np.float64:
+    if in_place:
         forget_row_norms(X)  # nothing may reuse norms of the rows before
-        return np.divide(X, sigma, out=X)
+        return np.divide(X, sigma, out=X, dtype=np.float64)
     return np.divide(X, sigma, dtype=np.float64).astype(X.dtype, copy=False)
 
 

@@ -500,7 +500,7 @@ def private_class_counts(codes, n_classes, epsilon, neighbouring, rng):
 def rescale_rows(X, s, in_place=False):
     """``X / s`` in ``X``'s dtype and format (a copy; public ``s > 0``).
 
-    ``in_place``: dense float64 ``X`` is divided in place (the same values;
+    ``in_place``: dense ``X`` is divided in place (the same values;
     only for an array the fit owns, never the caller's). ``ValueError`` when
     a row's squared norm then overflows float64.
     """
@@ -512,9 +512,9 @@ def rescale_rows(X, s, in_place=False):
     if sp.issparse(X):
         X = X.copy()
         X.data = (X.data.astype(np.float64) / s).astype(X.dtype)
-    elif in_place and X.dtype == np.float64:
+    elif in_place:
         forget_row_norms(X)  # nothing may reuse norms of the rows before
-        np.divide(X, s, out=X)
+        np.divide(X, s, out=X, dtype=np.float64)
     else:
         X = np.divide(X, s, dtype=np.float64).astype(X.dtype, copy=False)
     if not np.isfinite(row_norms(X) ** 2).all():
