@@ -311,6 +311,11 @@ ENTRIES = [
     Entry("calibration", "speed/calibration.py", ("--repeats", "1")),
     Entry("fullbatch", "speed/fullbatch.py", ("--repeats", "1")),
     Entry("startup", "speed/startup.py", ("--repeats", "1")),
+    Entry(
+        "fit_memory",
+        "speed/fit_memory.py",
+        ("--rows", "100000", "--repeats", "1", "--out", "/tmp/bench_fit_memory"),
+    ),
     Entry("demo", "speed/demo.py", ("--repeats", "1", "--seeds", "1")),
     Entry("sparse", "speed/sparse_epochs.py", ("--repeats", "1", "--epochs", "1", "2")),
     Entry("gridsearch", "speed/gridsearch.py", ("--repeats", "1")),
