@@ -24,7 +24,12 @@ from ..exceptions import FitDivergedError, UtilityWarning
 from ..privacy import check_guarantee
 from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
 from ..utils.fit_warnings import warn_outside
-from ._search_candidates import CandidateMixin, quiet, state_search_guarantee
+from ._search_candidates import (
+    CandidateMixin,
+    quiet,
+    require_error_bound,
+    state_search_guarantee,
+)
 from ._search_rules import (
     _check_searched_keys,
     _final_private_step,
@@ -353,6 +358,7 @@ default="geometric"
         """
         self._validate_params()
         check_private_steps(self.estimator, where="PrivateSearchCV")
+        require_error_bound(self.estimator, self.error_bound)
         space = self.param_distributions
         if space is None:
             space = default_space(self.estimator)

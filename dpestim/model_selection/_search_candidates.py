@@ -28,6 +28,16 @@ from ._space import resolve_relative
 __all__ = []
 
 
+def require_error_bound(estimator, error_bound):
+    """Refuse to score a regressor without a public ``error_bound`` (public:
+    checked before anything is charged or read)."""
+    if not is_classifier(estimator) and error_bound is None:
+        raise ValueError(
+            "error_bound must be given (a public bound on the squared error) "
+            "to score a regressor privately."
+        )
+
+
 class CandidateMixin:
     """Candidates of :class:`PrivateSearchCV`: build, probe, check, score."""
 
@@ -146,11 +156,7 @@ class CandidateMixin:
         pred = est.predict(X)
         if is_classifier(est):
             return (pred == y).astype(float)
-        if self.error_bound is None:
-            raise ValueError(
-                "error_bound must be given (a public bound on the squared error) "
-                "to score a regressor privately."
-            )
+        require_error_bound(est, self.error_bound)
         b = float(self.error_bound)
         return 1.0 - np.minimum((np.asarray(y, float) - pred) ** 2, b) / b
 

@@ -153,11 +153,32 @@ def test_regressor_needs_error_bound():
     est = Ridge(max_iter=2, batch_size=100)
     with pytest.raises(ValueError, match="error_bound"):
         PrivateSearchCV(est, n_candidates=1, random_state=0).fit(X, y)
+    # refused before anything is charged (a user trial: 0.495 of a budget
+    # of 1 spent, then the error, nothing released)
+    budget = PrivacyBudget(1.0, 1e-5)
+    with budget, pytest.raises(ValueError, match="error_bound"):
+        PrivateSearchCV(Ridge(), epsilon=0.5, random_state=0).fit(X, y)
+    assert budget.spent()[0] == 0.0 and not budget.records
     s = PrivateSearchCV(est, n_candidates=2, error_bound=4.0, random_state=0)
     s.fit(X, y)
     assert np.isfinite(s.best_score_)  # noisy: std ~0.3 on 160 validation rows
     per_example = s._scores(s.best_estimator_, X, y)
     assert per_example.min() >= 0 and per_example.max() <= 1
+
+
+def test_probes_give_no_warnings():
+    """The mechanism probes stop at their first charge; their plan's
+    warnings (a fixed noise_multiplier's "no budget to share") were given
+    once per probe (a user trial: 81-90 per Ridge search); only the
+    released candidate's own warnings remain."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(3_000, 3))
+    y = X @ [1.0, -1.0, 0.5] + 10.0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        PrivateSearchCV(Ridge(), epsilon=1.0, error_bound=4.0, random_state=0).fit(X, y)
+    shared = [w for w in caught if "no budget to share" in str(w.message)]
+    assert len(shared) <= 1
 
 
 @pytest.mark.parametrize(
