@@ -293,6 +293,7 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
                 "below 1/n_samples.",
                 PrivacyBudgetWarning,
             )
+        self._fs.rows_given = X  # the records as given (composition warning)
         # The policy step (._scales): private row scale and target range,
         # planned from public quantities and charged before they read the
         # data; the proportions and the solver run on the rest of epsilon.
@@ -398,8 +399,7 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
             FitCharge(
                 dp_accounting.ComposedDpEvent(events), solver.neighbouring, label
             ),
-            data=Xc,
-            epsilon=spent,
+            **self._registry_entry(spent),
             delta=delta,
         )
         result = solver.solve(problem, plan, params, rng)
@@ -448,6 +448,17 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         theta = float(self.l1_radius) * (result.x[: dx // 2] - result.x[dx // 2 :])
         return theta, result.y
 
+    def _registry_entry(self, spent):
+        """The composition warning's key and epsilon: the rows as given
+        (those a plain estimator's fit of the same records reads; the
+        transformed rows were recognised as other records: a user trial) and
+        the whole fit's epsilon (the solver's ``spent`` and the scale
+        estimates', as ``epsilon_``)."""
+        return {
+            "data": self._fs.rows_given,
+            "epsilon": spent + self._fs.scale_plan.epsilon,
+        }
+
     def _fit_sgda(self, solver, Xc, target, cells, n_cells, rng, fit_warnings):
         """Euclidean noisy SGDA (add/remove, Gaussian proportions, one RDP)."""
         n, d = Xc.shape
@@ -479,8 +490,7 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         label = f"{type(self).__name__}(solver={solver.name!r}, n={n})"
         charge_fit(
             FitCharge(event, solver.neighbouring, label),
-            data=Xc,
-            epsilon=spent,
+            **self._registry_entry(spent),
             delta=delta,
         )
         result = solver.solve(problem, plan, params, rng)

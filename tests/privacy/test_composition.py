@@ -155,6 +155,22 @@ def test_private_transformer_composes_with_a_fit(registry, data):
     assert _fits(lambda: _lr().fit(X, y)) == [1.5]
 
 
+def test_minimax_fits_compose_with_plain_fits_of_the_same_records(registry, data):
+    """The minimax estimators register the rows as given (not their centred
+    and rescaled rows, which were other records to the registry: a user
+    trial's fifth fit said "up to 1 of them") with their whole epsilon_ (it
+    said 0.95 where epsilon_ was 1)."""
+    X, y = data
+    a = np.arange(len(y)) % 2
+    fair = dpestim.FairLogisticRegression(
+        epsilon=1.0, classes=[0, 1], groups=[0, 1], random_state=0
+    )
+    assert _fits(lambda: fair.fit(X, y, sensitive_features=a)) == []
+    assert fair.epsilon_ == pytest.approx(1.0)
+    (stated,) = _fits(lambda: _lr(0.5).fit(X, y))
+    assert stated == pytest.approx(0.5 + fair.epsilon_)
+
+
 def test_fingerprints_agree_dense_sparse_and_float32():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(50, 6)) * (rng.random((50, 6)) < 0.5)
