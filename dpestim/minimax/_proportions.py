@@ -46,14 +46,18 @@ class GroupProportionsMixin:
             pi = np.asarray(gp, dtype=float).ravel()
         except (TypeError, ValueError):
             pi = np.zeros(0)
+        # proportions of the cells, which partition the rows: they sum to 1
+        # (a user trial passed five of 0.1, and it was accepted)
         ok = pi.shape[0] > 0 and np.all((pi > 0) & (pi <= 1))
+        ok = ok and abs(float(pi.sum()) - 1.0) <= 1e-3
         if not ok or (n_cells is not None and pi.shape[0] != n_cells):
             count = (
                 "one per cell" if n_cells is None else f"{n_cells} values, one per cell"
             )
             raise ValueError(
                 "group_proportions must be 'uniform', 'private' or public "
-                f"proportions in (0, 1] ({count}, see the docstring); got {gp!r}."
+                f"proportions in (0, 1] summing to 1 ({count}, see the "
+                f"docstring); got {gp!r}."
             )
         return pi
 

@@ -98,7 +98,8 @@ def test_tiny_min_group_proportion():
 
 
 @pytest.mark.parametrize(
-    "gp", [[np.inf, np.inf], [0.5, np.nan], [2.0, 0.5], ["a", "b"]]
+    "gp",
+    [[np.inf, np.inf], [0.5, np.nan], [2.0, 0.5], ["a", "b"], [0.25, 0.25]],
 )
 def test_bad_group_proportions(gp):
     with pytest.raises(ValueError, match="group_proportions"):
