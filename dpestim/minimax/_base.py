@@ -221,7 +221,10 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         if unknown.any():
             raise ValueError(
                 # no count or value of the unknown entries: those are private
-                f"sensitive_features contains values not in groups={groups.tolist()}."
+                f"sensitive_features contains values not in groups={groups.tolist()}"
+                " (values and groups are compared as strings, str(value): a "
+                "float code 0.0 is '0.0', not '0'; pass the labels as they "
+                "appear in sensitive_features)."
             )
         return groups, codes
 
