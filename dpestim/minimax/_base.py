@@ -610,8 +610,8 @@ _DOC_COMMON = """epsilon : float, default=1.0
         epsilon`` (Gaussian, composed with the solver by RDP, for
         ``"noisy-sgda"``; Laplace, basic composition, for dp-smd; then
         clipped below at ``min_group_proportion``), uniform, or public
-        values (one per cell, summing to 1). With ``"private"`` or public values, a cell
-        with too few rows for the budget raises a
+        values (one per cell, summing to 1). With ``"private"`` or public
+        values, a cell with too few rows for the budget raises a
         :class:`~dpestim.PrivacyBudgetWarning` giving the number needed
         (from public quantities; compared with the released or public
         proportions, never with a private count).

@@ -304,12 +304,12 @@ def laplace_column_squares(
 
     ``X``: the rows (float, dense or CSR; dense rows divided by the columns'
     ``divisor`` if given, chunk by chunk, without a copy of ``X``);
-    ``radius``: the released radius
-    ``R`` of the rows' L1 norms (``ord=1``: the centring's) or L2 norms
-    (``ord=2``); ``sensitivity``: 1 (add/remove one) or 2 (replace-one), in
-    units of ``R^2``. ``threshold``: :func:`~._centring.laplace_move_threshold`
-    noise scales over ``n``, the least a dominant column's ``m_j`` must
-    exceed. ``norms``: the rows' norms of that order, if already computed.
+    ``radius``: the released radius ``R`` of the rows' L1 norms (``ord=1``:
+    the centring's) or L2 norms (``ord=2``); ``sensitivity``: 1
+    (add/remove one) or 2 (replace-one), in units of ``R^2``.
+    ``threshold``: :func:`~._centring.laplace_move_threshold` noise scales
+    over ``n``, the least a dominant column's ``m_j`` must exceed.
+    ``norms``: the rows' norms of that order, if already computed.
     """
     n, d = X.shape
     b = sensitivity * radius * radius / epsilon
