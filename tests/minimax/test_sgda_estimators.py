@@ -245,12 +245,13 @@ def test_histogram_sensitivity_on_random_neighbours():
     rng = np.random.default_rng(zlib.crc32(b"hist"))
     X, y, a = _data(500, 0)
     base = LogisticRegression(epsilon=math.inf, classes=[0, 1]).fit(X, y)
-    pp = PrivateThresholdOptimizer(base, epsilon=math.inf, groups=[0, 1])
+    pp = PrivateThresholdOptimizer(base, epsilon=math.inf, groups=[0, 1], n_bins=50)
     pp.estimator_ = base
+    pp.n_bins_ = pp._resolve_n_bins(500, 2, 0.0)
 
     def hist(idx):
-        cell = ((a[idx] * 2 + y[idx]) * pp.n_bins) + pp._bins(X[idx])
-        return np.bincount(cell, minlength=4 * pp.n_bins)
+        cell = ((a[idx] * 2 + y[idx]) * pp.n_bins_) + pp._bins(X[idx])
+        return np.bincount(cell, minlength=4 * pp.n_bins_)
 
     for _ in range(20):
         i = rng.integers(0, 500)
