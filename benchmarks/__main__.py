@@ -273,6 +273,12 @@ ENTRIES = [
         ("--seeds", "5"),
     ),
     Entry(
+        "threshold_bins",
+        "utility/threshold_bins.py",
+        ("--seeds", "1", "--out", "/tmp/threshold_bins_quick.md"),
+        ("--seeds", "5"),
+    ),
+    Entry(
         "german_splits",
         "utility/german_splits.py",
         ("--splits", "2", "--seeds", "1", "--out", "/tmp/german_splits_quick.md"),
