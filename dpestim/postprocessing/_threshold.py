@@ -218,9 +218,9 @@ default="demographic_parity"
     groups_ : ndarray
     n_bins_ : int
         The number of score bins used (``n_bins``, or its ``"auto"`` rule).
-    positive_probability_ : ndarray of shape (n_groups, n_bins_)
+    positive_probability_ : ndarray of shape (n_groups, n_score_bins)
         Probability of predicting ``classes_[1]`` per group and score bin
-        (computed from the noisy histogram only).
+        (``n_score_bins = n_bins_``; computed from the noisy histogram only).
     noise_multiplier_ : float
         Noise standard deviation per count divided by ``sensitivity_``
         (``0.0`` when ``epsilon=inf``).
