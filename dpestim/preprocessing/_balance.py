@@ -106,9 +106,8 @@ from ._centring import (
     HALF_BIN,
     _row_norms,
     add_rows,
-    float64_rows,
+    clipped_chunks,
     laplace_move_threshold,
-    row_chunks,
 )
 from ._fit_scales import MAX_DRAW_EPSILON
 from ._grid_quantile import bin_quantile, feasible_epsilon, positive_edges
@@ -370,7 +369,8 @@ def _clipped_squares(X, radius, ord=1, norms=None, divisor=None):
     L1 norm ``||x||_2^2 <= radius^2`` (``||x||_2 <= ||x||_1``). ``norms``:
     the rows' norms of order ``ord``, if the caller has them. Dense rows are
     read in float64, divided by the columns' ``divisor`` if given, chunk by
-    chunk (:func:`~._centring.row_chunks`: the same sums as over all rows).
+    chunk (:func:`~._centring.clipped_chunks`: the same sums as over all
+    rows).
     """
     if sp.issparse(X):
         D = _float64(X if divisor is None else X @ sp.diags(1.0 / divisor))
@@ -380,17 +380,13 @@ def _clipped_squares(X, radius, ord=1, norms=None, divisor=None):
         # the clipped rows' entries are at most the radius
         clipped = sp.diags(factors[keep]) @ D[keep]
         return np.asarray(clipped.multiply(clipped).sum(axis=0)).ravel()
-    norms = _norms(X, ord, divisor) if norms is None else norms
-    factors = clip_factors(norms, radius, X.shape[1])
-    chunks = row_chunks(X)
     total = None
     with np.errstate(over="ignore"):
-        for rows in chunks:
-            keep = factors[rows] > 0
-            clipped = float64_rows(X, rows, divisor)[keep] * factors[rows][keep, None]
-            if len(chunks) == 1:  # the one sum of earlier versions, bit for bit
-                return np.einsum("ij,ij->j", clipped, clipped)
-            total = add_rows(total, clipped * clipped)
+        for clipped in clipped_chunks(X, radius, ord, norms, divisor):
+            if total is None:  # the one sum of earlier versions, bit for bit
+                total = np.einsum("ij,ij->j", clipped, clipped)
+            else:
+                total = add_rows(total, clipped * clipped)
     return np.zeros(X.shape[1]) if total is None else total
 
 

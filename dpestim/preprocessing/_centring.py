@@ -204,24 +204,35 @@ def _row_norms(D, ord, divisor=None):
     return out
 
 
+def clipped_chunks(X, radius, ord=2, norms=None, divisor=None):
+    """The rows of ``X`` (in float64, divided by the columns' ``divisor`` if
+    given) clipped to L2 (``ord=2``) or L1 norm ``radius``, chunk by chunk
+    (:func:`row_chunks`); a row whose norm is not finite is left out, the
+    others scaled by rounding-safe factors
+    (:func:`dpestim._kernels.clipping.clip_factors`). ``norms``: the rows'
+    norms of that order, if computed."""
+    if norms is None:
+        norms = _row_norms(X, ord, divisor)
+    factors = clip_factors(norms, radius, X.shape[1])
+    for rows in row_chunks(X):
+        keep = factors[rows] > 0
+        yield float64_rows(X, rows, divisor)[keep] * factors[rows][keep, None]
+
+
 def _clipped_sum(D, radius, ord=2, norms=None):
     """Sum of the rows of ``D`` clipped to L2 (``ord=2``) or L1 norm ``radius``.
 
     Computed in float64 (float32 rows converted: float32 norms summed in
     float32 could fall short of the true norm by about ``d 2^-24``). Each
-    row's bound is rounding-safe (:func:`dpestim._kernels.clipping.clip_factors`)
-    and a row whose norm is not finite adds nothing; the sum over rows is
-    rounded as any float64 sum (``doc/privacy_model.rst``, "Rounding of the
-    clipped sum"), chunk by chunk (:func:`row_chunks`, the same sum).
-    ``norms``: the rows' norms of that order, if computed.
+    row's bound is rounding-safe and a row whose norm is not finite adds
+    nothing (:func:`clipped_chunks`); the sum over rows is rounded as any
+    float64 sum (``doc/privacy_model.rst``, "Rounding of the clipped sum"),
+    chunk by chunk (:func:`add_rows`, the same sum). ``norms``: the rows'
+    norms of that order, if computed.
     """
-    if norms is None:
-        norms = _row_norms(D, ord)
-    factors = clip_factors(norms, radius, D.shape[1])
     total = None
-    for rows in row_chunks(D):
-        keep = factors[rows] > 0
-        total = add_rows(total, float64_rows(D, rows)[keep] * factors[rows][keep, None])
+    for clipped in clipped_chunks(D, radius, ord, norms):
+        total = add_rows(total, clipped)
     return np.zeros(D.shape[1]) if total is None else total
 
 
