@@ -303,6 +303,13 @@ ENTRIES = [
         ("--methods", "default,search", "--seeds", "1"),
         ("--seeds", "3"),
     ),
+    Entry(
+        "search_raw",
+        "utility/search_raw.py",
+        ("--seeds", "1", "--methods", "default,search",
+         "--out", "/tmp/search_raw_quick.md"),
+        ("--seeds", "5"),
+    ),  # fmt: skip
     # reads the defaults matrix (its utility_warning field): run after it
     Entry("utility_warning", "utility/utility_warning.py"),
     Entry(

@@ -108,8 +108,8 @@ class BaseDPLinearModel(PrivateScalesMixin, PlanMixin, BaseEstimator):
             None,
         ],
         "scale_share": [Interval(Real, 0, 1, closed="neither")],
-        "feature_centring": [StrOptions({AUTO}), "boolean", None],
-        "feature_balance": [StrOptions({AUTO}), "boolean", None],
+        "feature_centring": [StrOptions({AUTO}), "boolean", "array-like", None],
+        "feature_balance": [StrOptions({AUTO}), "boolean", "array-like", None],
     }
 
     def __new__(cls, *args, **kwargs):

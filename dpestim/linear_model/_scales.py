@@ -32,6 +32,7 @@ from ..privacy import check_guarantee
 from ..privacy.ledger import composed_epsilon
 from ..solvers import _policy
 from ..utils._rows import forget_row_norms
+from ._public_columns import centred, is_public_columns, public_columns
 
 __all__ = ["AutoUnits", "PrivateScalesMixin"]
 
@@ -191,12 +192,47 @@ class PrivateScalesMixin:
         centring = getattr(self, "feature_centring", None)
         if isinstance(centring, str):  # "auto"
             return self._centring_default
-        return bool(centring)
+        return not is_public_columns(centring) and bool(centring)
 
     def _balance_requested(self):
-        """Whether ``feature_balance`` asks for the column balance (on by
-        default: it runs with the centring, on its radius)."""
-        return bool(getattr(self, "feature_balance", None))
+        """Whether ``feature_balance`` asks for the private column balance (on
+        by default: it runs with the centring, on its radius; public column
+        scales are not estimated)."""
+        balance = getattr(self, "feature_balance", None)
+        return not is_public_columns(balance) and bool(balance)
+
+    def _plan_public_columns(self, plan, n, d, sparse, blocked, solver):
+        """Put the public ``feature_centring`` / ``feature_balance`` arrays in
+        ``plan`` (validated; raised on before anything is charged); ``True``
+        when a public centre is given (nothing of the private centring is
+        planned then: the balance, unless public, runs on the centred rows
+        as given).
+        """
+        centre = public_columns(self.feature_centring, "feature_centring", d)
+        balance = public_columns(self.feature_balance, "feature_balance", d)
+        if (centre is not None or balance is not None) and blocked:
+            raise ValueError(
+                "feature_centring / feature_balance given as arrays need X in "
+                "memory (blocked X, Dask, memmap or zarr, is read as given)."
+            )
+        plan.public_centre, plan.public_balance = centre, balance
+        if balance is not None:
+            plan.notes["feature_balance"] = "public column scales (feature_balance)"
+        if centre is None:
+            return False
+        if not self.fit_intercept:
+            raise ValueError(
+                "feature_centring given as an array needs fit_intercept=True "
+                "(the intercept carries the centre)."
+            )
+        if sparse:
+            raise ValueError(
+                "feature_centring given as an array needs dense X (centring "
+                "would fill sparse rows)."
+            )
+        plan.notes["feature_centring"] = "public centre (feature_centring)"
+        self._plan_balance_as_given(plan, n, solver)  # the centred rows
+        return True
 
     def _note_balance_not_run(self, plan, why):
         """Say in ``hyperparameters_`` why a requested balance did not run
@@ -225,6 +261,8 @@ class PrivateScalesMixin:
         runs and ``hyperparameters_`` says why. Sparse rows, never centred,
         get the column balance alone (:meth:`_plan_balance_as_given`).
         """
+        if self._plan_public_columns(plan, n, d, sparse, blocked, solver):
+            return
         if not self._centring_requested():
             if sparse and not blocked:  # the balance needs no centring there
                 self._plan_balance_as_given(plan, n, solver)
@@ -371,7 +409,27 @@ class PrivateScalesMixin:
         b'`` and releases ``coef_ = w / sigma`` and ``intercept_ = b' - coef_
         . c`` (post-processing).
         """
-        if sp.issparse(X) or plan.balance_radius_epsilon is not None:
+        given, c, sigma = X, plan.public_centre, plan.public_balance
+        if c is not None:  # public: X - c, then balanced as given
+            X = centred(X, c)
+        X, own_c, own_sigma, notes = self._estimated_centring(X, plan, rng)
+        if sigma is not None:  # public column scales (nothing was estimated)
+            if sp.issparse(X):
+                X = _divided(X, sigma).asformat(X.format).astype(X.dtype, copy=False)
+            else:
+                X = _divided(X, sigma, in_place=X is not given)
+            own_sigma = sigma
+        return X, own_c if c is None else c, own_sigma, notes
+
+    def _estimated_centring(self, X, plan, rng):
+        """``(X', c, sigma, notes)`` of the private centring and balance
+        (see :meth:`_apply_centring`; rows centred by a public centre are
+        balanced as given)."""
+        if (
+            sp.issparse(X)
+            or plan.balance_radius_epsilon is not None
+            or plan.public_centre is not None
+        ):
             return self._apply_balance_as_given(X, plan, rng)
         Xc, c, radius, notes = self._centre_columns(X, plan, rng)
         if c is None or not (plan.exact_balance or plan.balance_epsilon):

@@ -37,7 +37,7 @@ from ._search_rules import (
     _sample_repetitions,
     _streams,
 )
-from ._search_scale import plan_row_scale
+from ._search_scale import plan_search_scales
 from ._select_accounting import budget_spent, calibrate_search, search_epsilon
 from ._solver_search import (
     SearchEvents,
@@ -394,14 +394,14 @@ default="geometric"
                 "PrivateSearchCV drew zero candidates (Poisson distribution): "
                 "nothing was fitted or released; fit again."
             )
-        # The private row scale of feature_scale="auto" (public plan), charged
-        # and drawn once before any candidate runs; the candidates and the
-        # refit read it as a public feature_scale (see _search_scale).
-        scale = plan_row_scale(self, X, y, solvers, space)
-        # Until it is drawn, the probes below run in the units of X (a public
-        # stand-in): a space that moves the mechanism is refused before the
-        # estimate is charged.
-        self._row_scale = None if scale is None else dict.fromkeys(scale.targets, 1.0)
+        # The private scales of the estimator's policy step (public plan),
+        # charged and drawn once before any candidate runs; the candidates
+        # and the refit read them as public parameters (see _search_scale).
+        scale = plan_search_scales(self, X, y, solvers, space)
+        # Until they are drawn, the probes below run on public stand-ins: a
+        # space that moves the mechanism is refused before the estimates are
+        # charged.
+        self._scales = None if scale is None else scale.stand_ins()
         # the selection (candidates, scores, refit) gets the rest of epsilon
         sel = self
         if scale is not None:
@@ -429,7 +429,7 @@ default="geometric"
             # arm -> s (one private median, each arm's public target); the
             # arms probed again in its units (the backstop below re-checks
             # every candidate's mechanism in them)
-            self._row_scale = scale.estimate(X, scale_seed, self.budget)
+            self._scales = scale.estimate(X, y, scale_seed, self.budget)
             charges = {a: self._probe(base[a], X_tr, y_tr, 1.0) for a in arms}
         # a dropped key is left at the estimator's value (drawn before: public)
         draws = [{k: v for k, v in c.items() if k in space} for c in candidates]
@@ -497,8 +497,9 @@ default="geometric"
                 selection.events
                 if isinstance(selection, dp_event.ComposedDpEvent)
                 else [selection]
-            )  # [scale, selection, refit...]: one flat composition
-            event = dp_event.ComposedDpEvent([*scale.events(), *parts])
+            )  # [estimates, selection, refit...]
+            estimates = dp_event.ComposedDpEvent(scale.events())
+            event = dp_event.ComposedDpEvent([estimates, *parts])
             epsilon += scale.epsilon
             check_guarantee(epsilon, self.epsilon, what="PrivateSearchCV")
         charge_fit(

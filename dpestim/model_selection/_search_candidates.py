@@ -51,12 +51,12 @@ class CandidateMixin:
         est = clone(self.estimator).set_params(**params)
         _final_private_step(est).set_params(epsilon=None)
         if self._in_search_units(est):
-            # the search's private row scale (a DP release): a public value
-            # for the candidate, whose clip norm is then in its units; in a
-            # search over solvers, the scale of the candidate's solver
-            scales = self._row_scale
+            # the search's private scales (DP releases): public values for
+            # the candidate, whose clip norm is then in their units; in a
+            # search over solvers, the row scale of the candidate's solver
+            scales = self._scales
             arm = None if None in scales else params[solver_key(self.estimator)]
-            est.set_params(feature_scale=scales[arm])
+            est.set_params(**scales[arm])
         if seed is not None:
             # RepeatAndSelect needs independent runs: every private step of
             # every candidate gets its own stream, spawned from the search's
@@ -134,20 +134,25 @@ class CandidateMixin:
         for step, own in zip(_private_steps(est), _private_steps(self.estimator)):
             step.set_params(random_state=own.get_params(deep=False)["random_state"])
         if self._in_search_units(est):
-            # the estimator's own "auto" (its fitted feature_scale_ is the
-            # search's released scale)
-            est.set_params(feature_scale=self.estimator.feature_scale)
+            # the estimator's own values (its fitted feature_scale_,
+            # feature_centre_, feature_balance_ and y_bound_ are the search's
+            # releases)
+            keys = next(iter(self._scales.values()))
+            given = est.get_params(deep=False)
+            own = self.estimator.get_params(deep=False)
+            est.set_params(**{k: own[k] for k in keys})
+            _name_search_estimates(est, {k: given[k] for k in keys})
 
     def _in_search_units(self, est):
         """Whether candidate ``est`` runs on the search's rescaled rows.
 
         The estimator's own rule (``_rows_estimated``): when the search
-        estimated a row scale and the candidate's clip norm is ``"auto"`` or
+        estimated its scales and the candidate's clip norm is ``"auto"`` or
         :class:`~dpestim.model_selection.AutoUnits` (a drawn number is in
         the units of ``X``: that candidate keeps ``X``'s rows, as the
         estimator itself would; its ``DpEvent`` is the same).
         """
-        if getattr(self, "_row_scale", None) is None:
+        if getattr(self, "_scales", None) is None:
             return False
         return in_auto_units(est.get_params(deep=False).get("clip_norm"))
 
@@ -181,6 +186,28 @@ class CandidateMixin:
             delta,
             cache_key=("GaussianDpEvent",),
         )
+
+
+#: The released model's notes on the search's estimates, which it was given
+#: as public parameters.
+_SEARCH_NOTES = {
+    "feature_centring": "the search's private column means (PrivateSearchCV)",
+    "feature_balance": "the search's private column scales (PrivateSearchCV)",
+    "feature_scale": "the search's private median row norm (PrivateSearchCV)",
+    "y_bound": "the search's private target range (PrivateSearchCV)",
+}
+
+
+def _name_search_estimates(est, given):
+    """Say in a fitted candidate's ``hyperparameters_`` which of its public
+    parameters were the search's private estimates (``given``: name ->
+    the value it was given; ``None`` or 1 are not estimates)."""
+    notes = getattr(est, "hyperparameters_", None)
+    if notes is None:
+        return
+    for key, value in given.items():
+        if value is not None and not (key == "feature_scale" and value == 1.0):
+            notes[key] = _SEARCH_NOTES[key]
 
 
 def quiet(estimator):

@@ -1,45 +1,52 @@
-"""The private row scale of :class:`PrivateSearchCV` (``feature_scale="auto"``).
+"""The private scales of :class:`PrivateSearchCV`, estimated once for all
+candidates.
 
 A fit with ``feature_scale="auto"`` and ``clip_norm="auto"`` (or
-:class:`~dpestim.linear_model._scales.AutoUnits`) estimates a private median
-row norm ``m`` and runs on ``x / s``, ``s = m / target``, so that its public
-step, clip and regularisation rules see rows of a known norm whatever the
-units of ``X``. The candidates of a search run at a fixed noise multiplier
-and estimate no scale (no budget to share). The search therefore estimates
-``s`` once, with the estimator's own machinery
-(:func:`~dpestim.preprocessing._fit_scales.plan_estimates` at the
-estimator's ``scale_share`` of the search's ``epsilon``,
-:func:`~dpestim.preprocessing._fit_scales.private_row_scale` with the
-estimator's ``row_norm_target`` for the candidates' solver), on all the rows
-it is given, before any candidate runs, and gives every candidate (and the
-refit) the public ``feature_scale=s``: the candidates fit in the ``"auto"``
-fit's units, so that a :class:`Relative` factor 1 of the ``"auto"`` clip
-norm is the ``"auto"`` plan.
+:class:`~dpestim.linear_model._scales.AutoUnits`) runs its policy step
+before the solver: private column means (``feature_centring``), private
+scales of the columns that dominate the rows (``feature_balance``), a
+private median row norm ``m`` (the rows are divided by ``s = m / target``)
+and, for :class:`~dpestim.Ridge` with ``y_bound="auto"``, a private range of
+each target. Its public step, clip and regularisation rules then see rows
+(and targets) of a known scale whatever the units and offsets of the data.
+The candidates of a search run at a fixed noise multiplier and estimate
+nothing (no budget to share). The search therefore runs that policy step
+once, with the estimator's own machinery and rules (its ``scale_share`` of
+the search's ``epsilon``, the centring and balance plans of
+:class:`~dpestim.linear_model._scales.PrivateScalesMixin`, the row target of
+the candidates' solver), on all the rows it is given, before any candidate
+runs, and gives every candidate (and the refit) the releases as public
+parameters: ``feature_centring=c``, ``feature_balance=sigma``,
+``feature_scale=s`` and ``y_bound=(low, high)``. The candidates fit in the
+``"auto"`` fit's units, so that a :class:`Relative` factor 1 of the
+``"auto"`` clip norm is the ``"auto"`` plan.
 
-**Privacy.** The estimate is one exponential-mechanism draw of epsilon
-``e0 = share * epsilon`` (pure DP under both neighbouring relations: the
-median's rank utility has sensitivity 1 under add/remove-one and
-replace-one). Every candidate and the refit read ``s`` as a public value:
-post-processing of that release. The search's event is
-``ComposedDpEvent([ExponentialMechanismDpEvent(e0), selection])``; the
+**Privacy.** Every estimate is a pure-DP draw (exponential-mechanism
+quantiles, Laplace sums of rows clipped to a released radius) whose
+sensitivity holds under the relation of the candidates' solver (the
+centring's and balance's Laplace scales are doubled under replace-one, as
+in the estimator). Every candidate and the refit read the releases as
+public values: post-processing. The search's event is
+``ComposedDpEvent([ComposedDpEvent(estimates), selection...])``; the
 selection (candidates, scores, refit) is calibrated for ``(epsilon - e0,
-delta)``, so by basic composition the whole is ``(epsilon, delta)``-DP
-under the relation of the estimator's solver. The scale estimate is charged
-to the active budgets before it reads the data, the selection before any
-candidate runs.
+delta)`` with ``e0`` the estimates' total epsilon, so by basic composition
+the whole is ``(epsilon, delta)``-DP under the relation of the estimator's
+solver. The estimates are charged to the active budgets before they read
+the data, the selection before any candidate runs.
 
-Only a bare dpestim estimator (not a pipeline, whose final step sees
+Only a bare dpestim linear estimator (not a pipeline, whose final step sees
 transformed rows), with ``epsilon`` given (not ``epsilon=None``), in-memory
-``X`` and a feasible estimate at this ``n`` (else nothing is estimated and
-nothing is spent, as in the estimator itself). In a search over solvers the
-one median ``m`` gives each listed solver its own ``s = m / target``
-(post-processing: the targets are public).
+``X`` and a feasible row-scale estimate at this ``n`` (else nothing is
+estimated and nothing is spent, as in the estimator itself). In a search
+over solvers the one median ``m`` gives each listed solver its own ``s = m
+/ target`` (post-processing: the targets are public).
 """
 
 import math
 
 import dp_accounting
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.utils import check_array
 
@@ -52,26 +59,29 @@ from ..solvers._auto import choose_solver, public_facts
 from ..utils.validation import data_errors_without_values
 from ._space import Relative
 
-__all__ = ["RowScale", "plan_row_scale"]
+__all__ = ["SearchScales", "plan_search_scales"]
 
 
-class RowScale:
-    """The search's row-scale estimate: its public plan, then its values.
+class SearchScales:
+    """The search's scale estimates: their public plan, then their values.
 
     Attributes
     ----------
     plan : ScalePlan
-        Public: the estimate's epsilon (``plan.row_epsilon``).
+        Public: which estimates run and their epsilons (the estimator's
+        own policy step at the search's epsilon, without the class counts
+        and the utility check, which the candidates do not use).
     targets : dict
         Public: arm (a listed solver, or ``None`` for the estimator's own)
         -> the median row norm that arm's rows are brought to.
     neighbouring : str
-        The relation of the candidates' solver (the estimate is pure DP
-        under both).
+        The relation of the candidates' solver (the estimates' sensitivities
+        are planned for it).
     """
 
-    def __init__(self, plan, targets, neighbouring):
+    def __init__(self, plan, targets, neighbouring, step, n_features, n_targets):
         self.plan, self.targets, self.neighbouring = plan, targets, neighbouring
+        self._step, self._d, self._k = step, n_features, n_targets
 
     @property
     def epsilon(self):
@@ -80,13 +90,33 @@ class RowScale:
     def events(self):
         return self.plan.events()
 
-    def estimate(self, X, seed, budget=None):
-        """Charge the estimate, then draw it from ``X`` (once): arm -> ``s``.
+    def stand_ins(self):
+        """arm -> public parameters of the same shapes as the estimates (a
+        centre of 0, scales of 1, targets in (-1, 1)), for the probes before
+        the estimates are drawn (nothing is read)."""
+        plan, d, k = self.plan, self._d, self._k
+        params = {"feature_scale": 1.0}
+        if plan.centre_epsilon is not None:
+            params["feature_centring"] = np.zeros(d)
+        if plan.balance_epsilon is not None:
+            params["feature_balance"] = np.ones(d)
+        if plan.target_epsilon is not None:
+            params["y_bound"] = (-np.ones(k), np.ones(k))
+        return {arm: dict(params) for arm in self.targets}
 
-        One private median row norm ``m``
-        (:func:`~dpestim.preprocessing._fit_scales.private_row_scale` at
-        target 1); each arm's ``s = m / target`` is post-processing, with
-        the estimator's rule that ``s`` within 1e-9 of 1 is 1.
+    def estimate(self, X, y, seed, budget=None):
+        """Charge the estimates, then draw them from ``X`` and ``y`` (once):
+        arm -> the candidates' public parameters.
+
+        The draws of the estimator's policy step, in its order: the
+        centring and the balance
+        (:meth:`~dpestim.linear_model._scales.PrivateScalesMixin._apply_centring`),
+        one private median row norm ``m`` of the rows so centred and
+        balanced (:func:`~dpestim.preprocessing._fit_scales.private_row_scale`
+        at target 1), each arm's ``s = m / target`` (post-processing, with
+        the estimator's rule that ``s`` within 1e-9 of 1 is 1), then the
+        targets' ranges. A centring or balance that ran but moved nothing
+        is given as ``None`` (off), as is one not planned.
         """
         with data_errors_without_values():
             X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32])
@@ -94,16 +124,29 @@ class RowScale:
             FitCharge(
                 dp_accounting.ComposedDpEvent(self.events()),
                 self.neighbouring,
-                f"PrivateSearchCV(row scale estimate, n={X.shape[0]})",
+                f"PrivateSearchCV(scale estimates, n={X.shape[0]})",
             ),
             extra=budget,
         )
         rng = np.random.Generator(np.random.PCG64(seed))
-        m = _scales.private_row_scale(X, self.plan.row_epsilon, rng, 1.0)
+        plan, step = self.plan, self._step
+        params = {}
+        if plan.centre_epsilon is not None or plan.balance_epsilon is not None:
+            X, c, sigma, _ = step._apply_centring(X, plan, rng)
+            params["feature_centring"] = c
+            params["feature_balance"] = sigma
+        m = _scales.private_row_scale(
+            X, plan.row_epsilon, rng, 1.0, step._row_statistic[0]
+        )
+        if plan.target_epsilon is not None:
+            Y = np.asarray(y, dtype=np.float64).reshape(len(y), -1)
+            step._scale_fit = (plan, rng)  # what the estimator's rule reads
+            params["y_bound"] = step._private_y_bound(Y)
+            step._scale_fit = None
         out = {}
         for arm, target in self.targets.items():
             s = float(m) / target
-            out[arm] = 1.0 if abs(s - 1.0) < 1e-9 else s
+            out[arm] = params | {"feature_scale": 1.0 if abs(s - 1.0) < 1e-9 else s}
         return out
 
 
@@ -130,24 +173,30 @@ def _space_uses_auto_clip(space):
     return True
 
 
-def plan_row_scale(search, X, y, solvers, space=()):
-    """The search's :class:`RowScale`, or ``None`` when it estimates none.
+#: Parameters the search's estimates set on its candidates: searching one
+#: of them leaves every candidate its drawn value (nothing is estimated).
+ESTIMATED = ("feature_scale", "feature_centring", "feature_balance", "y_bound")
+
+
+def plan_search_scales(search, X, y, solvers, space=()):
+    """The search's :class:`SearchScales`, or ``None`` when it estimates none.
 
     Public: the estimator's parameters, the search's ``epsilon``, ``n``,
-    whether ``X`` is in memory and the solver(s) a candidate resolves.
-    ``solvers``: the listed solvers of a search over solvers, or ``None``;
-    ``space``: the searched parameters (searching ``feature_scale`` itself
-    leaves every candidate its drawn value: no estimate).
-    The estimate's epsilon is the largest that one arm's plan gives (a
-    solver's ``share_cap`` for the estimator's loss may raise the share at
-    small ``n``, as in the estimator itself);
-    ``None`` when no arm's estimate is reliable at this ``n``.
+    ``d``, the number of targets, whether ``X`` is sparse or in memory and
+    the solver(s) a candidate resolves. ``solvers``: the listed solvers of
+    a search over solvers, or ``None``; ``space``: the searched parameters.
+    The plan is the estimator's own (row scale, target ranges, then the
+    centring and balance planned as in its fit) for the arm whose plan gives
+    the row scale the largest epsilon (a solver's ``share_cap`` for the
+    estimator's loss may raise the share at small ``n``, as in the
+    estimator itself); ``None`` when no arm's row scale is reliable at this
+    ``n``.
     """
     est = search.estimator
     eps = search.epsilon
     if hasattr(est, "steps") or eps is None:
         return None
-    if any(k.rsplit("__", 1)[-1] == "feature_scale" for k in space):
+    if any(k.rsplit("__", 1)[-1] in ESTIMATED for k in space):
         return None
     if not _space_uses_auto_clip(space):
         return None
@@ -160,31 +209,37 @@ def plan_row_scale(search, X, y, solvers, space=()):
         and as_blocked(X) is None
     ):
         return None
-    plan, arms = None, {}
+    n, d = len(y), np.shape(X)[1]
+    plan, arms, best = None, {}, None
     for arm in solvers or (None,):
         cand = clone(est).set_params(epsilon=None, noise_multiplier=1.0)
         if arm is not None:
             cand.set_params(solver=arm)
         solver = _candidate_solver(cand, X, y)
+        step = clone(cand).set_params(epsilon=float(eps), noise_multiplier=None)
         p = _scales.plan_estimates(
             float(eps),
-            len(y),
+            n,
             share=float(est.scale_share),
             rows=True,
-            targets=0,
+            targets=step._estimated_targets(y),
             max_share=solver.share_cap(cand._loss_name),
         )
         arms[arm] = (cand, solver)
         if p.row_epsilon is not None and (
             plan is None or p.row_epsilon > plan.row_epsilon
         ):
-            plan = p
+            plan, best = p, (step, solver)
     if plan is None:  # unreliable at this n: nothing spent
         return None
+    step, solver = best
+    # the estimator's centring and balance plan (public: n, d, sparse)
+    step._plan_centring(plan, n, d, sp.issparse(X), False, solver)
     targets = {}
     for arm, (cand, solver) in arms.items():
         cand._scale_fit = (plan, None)  # what the estimator's rule reads
         target = cand._row_norm_target(y, solver) or _scales.ROW_NORM_TARGET
         targets[arm] = float(target)
     relation = arms[next(iter(arms))][1].neighbouring
-    return RowScale(plan, targets, relation)
+    k = 1 if np.ndim(y) == 1 else int(np.shape(y)[1])
+    return SearchScales(plan, targets, relation, step, d, k)

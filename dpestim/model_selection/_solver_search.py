@@ -21,11 +21,11 @@ import dp_accounting
 from dp_accounting import dp_event
 from sklearn.base import clone
 
+from ..preprocessing._scale_plan import _pure_epsilon
 from ..privacy import calibrate_noise, compute_epsilon
 from ..privacy.charging import _targets
 from ..privacy.mixture import MaxRdpDpEvent
 from ..solvers import SOLVERS, resolve_solver
-from ..solvers.saddle import ExponentialMechanismDpEvent
 from ._search_rules import _final_private_step
 
 __all__ = [
@@ -233,20 +233,35 @@ class SearchEvents:
         return dp_accounting.ComposedDpEvent([event, MaxRdpDpEvent(refits)])
 
 
+def _estimated(search):
+    """The names of what the search estimated (public: its plan)."""
+    given = next(iter(search._scales.values()))
+    return ", ".join(
+        {
+            "feature_centring": "column means",
+            "feature_balance": "column scales",
+            "feature_scale": "row scale",
+            "y_bound": "target range",
+        }[k]
+        for k in given
+    )
+
+
 def search_report(search):
     """The text of ``PrivateSearchCV.privacy_report``."""
     selection = search.dp_event_
     scale = ""
     if isinstance(selection, dp_accounting.ComposedDpEvent) and isinstance(
-        selection.events[0], ExponentialMechanismDpEvent
-    ):  # the search's private row scale, then the selection
-        e0 = selection.events[0].epsilon
+        selection.events[0], dp_accounting.ComposedDpEvent
+    ):  # the search's private scale estimates, then the selection
+        estimates = selection.events[0].events
+        e0 = sum(map(_pure_epsilon, estimates))
         scale = (
-            f" The private row scale (feature_scale='auto') was estimated once "
-            f"before the candidates (exponential mechanism, epsilon {e0:.4g}, "
-            "pure DP under both relations); every candidate fitted on the "
-            "rescaled rows; its epsilon is added to the selection's (basic "
-            "composition)."
+            f" The estimator's private scales ({len(estimates)} pure-DP draws "
+            f"of total epsilon {e0:.4g}: {_estimated(search)}) were estimated "
+            "once before the candidates; every candidate fitted in their "
+            "units, given them as public values; their epsilon is added to "
+            "the selection's (basic composition)."
         )
         selection = selection.events[1]
     if isinstance(selection, dp_accounting.ComposedDpEvent):

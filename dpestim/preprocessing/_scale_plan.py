@@ -98,6 +98,10 @@ class ScalePlan:
         ``_balance.plan_balance_as_given``).
     exact_balance : bool
         A non-private fit balanced by the exact mean squares (no event).
+    public_centre, public_balance : ndarray or None
+        Public per-column constants given as ``feature_centring`` /
+        ``feature_balance`` arrays (no event): the rows are centred by, or
+        their columns divided by, them.
     """
 
     def __init__(
@@ -128,6 +132,8 @@ class ScalePlan:
         self.balance_radius_epsilon = None
         self.balance_rounds = ()
         self.exact_balance = False
+        self.public_centre = None
+        self.public_balance = None
 
     def events(self):
         """The events of every draw, in the order they run (the check last)."""

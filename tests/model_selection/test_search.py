@@ -17,6 +17,7 @@ from dpestim.exceptions import BudgetExceededError, PrivacyLeakWarning
 from dpestim.model_selection import PrivacyBudget, PrivateSearchCV
 from dpestim.model_selection._search_rules import _sample_repetitions
 from dpestim.preprocessing import StandardScaler
+from dpestim.preprocessing._scale_plan import _pure_epsilon
 from dpestim.privacy import compute_epsilon
 from dpestim.privacy.repeat_select import profile_epsilon
 from dpestim.solvers.saddle import ExponentialMechanismDpEvent
@@ -41,12 +42,14 @@ def test_search_guarantee_is_dp_accounting_value(data):
     )
     search.fit(X, y)
     assert search.accountant_ == "rdp"
-    # the search's private row scale (feature_scale="auto"), then the selection
+    # the search's private scales (the estimator's policy step: column
+    # balance as given at this n, row scale last), then the selection
     scale, ev = search.dp_event_.events
-    assert scale == ExponentialMechanismDpEvent(0.05)
+    assert scale.events[-1] == ExponentialMechanismDpEvent(0.05)
+    e0 = sum(map(_pure_epsilon, scale.events))
     assert isinstance(ev, dp_event.RepeatAndSelectDpEvent)
     assert (ev.mean, ev.shape) == (3.0, 1.0)
-    assert search.epsilon_ == 0.05 + compute_epsilon(ev, 1e-5, "rdp")
+    assert search.epsilon_ == pytest.approx(e0 + compute_epsilon(ev, 1e-5, "rdp"))
     assert 0.99 < search.epsilon_ <= 1.0
     # one candidate's fit alone has less noise than the search's candidates
     single = _lr().set_params(epsilon=1.0).fit(X[:3200], y[:3200])
@@ -63,22 +66,23 @@ def test_search_guarantee_is_dp_accounting_value(data):
 
 def test_search_charged_once_and_refused_before_running(data):
     X, y = data
-    budget = PrivacyBudget(1.5, 1e-5)
+    budget = PrivacyBudget(1.25, 1e-5)
     s = PrivateSearchCV(
         _lr(), epsilon=1.0, n_candidates=2, random_state=0, budget=budget
     )
     s.fit(X, y)
-    # the row scale estimate (before it reads X), then the whole selection
+    # the scale estimates (before they read X), then the whole selection
     assert len(budget.records) == 2
     scale, selection = s.dp_event_.events
-    assert budget.records[0][0] == dp_accounting.ComposedDpEvent([scale])
+    assert budget.records[0][0] == scale
     assert budget.records[1][0] == selection
     assert budget.spent()[0] <= 1.0 + 1e-9
     again = PrivateSearchCV(_lr(), epsilon=1.0, n_candidates=2, budget=budget)
     with pytest.raises(BudgetExceededError):
         again.fit(X, y)
     assert not hasattr(again, "best_estimator_")
-    # its row scale (0.05, within the budget) was charged; no candidate ran
+    # its scale estimates (0.16, within the budget) were charged; no
+    # candidate ran
     assert len(budget.records) == 3
 
 
@@ -331,10 +335,11 @@ def test_profile_accountant_certifies_less_noise(data):
     assert auto.noise_multiplier_ < 0.9 * rdp.noise_multiplier_
     scale, ev = auto.dp_event_.events
     assert isinstance(ev, dp_event.RepeatAndSelectDpEvent)
-    assert auto.epsilon_ == scale.epsilon + profile_epsilon(ev, 1e-5)
+    e0 = sum(map(_pure_epsilon, scale.events))
+    assert auto.epsilon_ == pytest.approx(e0 + profile_epsilon(ev, 1e-5))
     assert 0.99 < auto.epsilon_ <= 1.0
     # the selection is above its share for RDP: the profile bound certifies it
-    assert compute_epsilon(ev, 1e-5, "rdp") > 1.0 - scale.epsilon
+    assert compute_epsilon(ev, 1e-5, "rdp") > 1.0 - e0
     assert "Koskela" in auto.privacy_report()
     pld = PrivateSearchCV(
         _lr(), epsilon=1.0, n_candidates=3, random_state=0, accountant="pld"
@@ -375,7 +380,7 @@ def test_refit_is_accounted_and_uses_all_rows(data, accountant):
     ev = s.dp_event_
     assert isinstance(ev, dp_accounting.ComposedDpEvent)
     scale, selection, refit = ev.events
-    assert scale == ExponentialMechanismDpEvent(0.05)
+    assert scale.events[-1] == ExponentialMechanismDpEvent(0.05)
     assert isinstance(selection, dp_event.RepeatAndSelectDpEvent)
     # the released model is the refit on all 4000 rows, charged in the event;
     # it states the whole search's guarantee (its own fit is one part)
@@ -390,7 +395,8 @@ def test_refit_is_accounted_and_uses_all_rows(data, accountant):
     assert s.noise_multiplier_ > plain.noise_multiplier_
     assert s.epsilon_ <= 1.0
     rest = dp_accounting.ComposedDpEvent(ev.events[1:])
-    assert 0.05 + compute_epsilon(rest, 1e-5, "rdp") >= s.epsilon_
+    e0 = sum(map(_pure_epsilon, scale.events))
+    assert e0 + compute_epsilon(rest, 1e-5, "rdp") >= s.epsilon_
     if accountant == "rdp":
         assert len(budget.records) == 2
         assert budget.records[1][0] == rest

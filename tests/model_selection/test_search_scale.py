@@ -13,6 +13,7 @@ from sklearn.base import clone
 from dpestim import LogisticRegression, Ridge
 from dpestim.exceptions import BudgetExceededError
 from dpestim.model_selection import PrivacyBudget, PrivateSearchCV, _search_scale
+from dpestim.preprocessing._scale_plan import _pure_epsilon
 from dpestim.privacy import compute_epsilon
 from dpestim.privacy.ledger import composed_epsilon
 from dpestim.solvers.saddle import ExponentialMechanismDpEvent
@@ -35,21 +36,41 @@ def _search(est, space=None, **kw):
     return PrivateSearchCV(est, space, **kw)
 
 
-def test_event_composes_the_scale_estimate(data):
+def _is_estimates(event):
+    """The search's estimates: pure-DP draws, the row scale's last."""
+    return (
+        isinstance(event, dp_accounting.ComposedDpEvent)
+        and isinstance(event.events[-1], ExponentialMechanismDpEvent)
+        and all(
+            isinstance(e, (ExponentialMechanismDpEvent, dp_accounting.LaplaceDpEvent))
+            for e in event.events
+        )
+    )
+
+
+def test_event_composes_the_scale_estimates(data):
     X, y = data
     s = _search(_lr(scale_share=0.1), accountant="rdp").fit(X, y)
     scale, selection = s.dp_event_.events
-    # the estimator's own share of the search's epsilon, one pure-DP draw
-    assert scale == ExponentialMechanismDpEvent(0.1)
+    # the estimator's own policy step at the search's epsilon: its column
+    # balance (rows as given at this n: median L2 norm, Laplace squares,
+    # later rounds) and its row scale at its share, the estimates of one
+    # default fit without the class counts and the utility check
+    own = _lr(scale_share=0.1, class_prior=None, utility_check=None).fit(X, y)
+    assert scale == dp_accounting.ComposedDpEvent(own.dp_event_.events[:-1])
+    assert scale.events[-1] == ExponentialMechanismDpEvent(0.1)
     assert isinstance(selection, dp_event.RepeatAndSelectDpEvent)
     # the selection is calibrated for the rest; basic composition
+    e0 = sum(map(_pure_epsilon, scale.events))
+    assert 0.1 < e0 < 0.25
     eps_selection = compute_epsilon(selection, 1e-5, "rdp")
-    assert 0.89 < eps_selection <= 0.9 + 1e-9
-    assert s.epsilon_ == pytest.approx(0.1 + eps_selection)
+    assert 1 - e0 - 0.01 < eps_selection <= 1 - e0 + 1e-9
+    assert s.epsilon_ == pytest.approx(e0 + eps_selection)
     assert s.epsilon_ <= 1.0
     # what a budget computes for the whole event is within the request too
     assert composed_epsilon([s.dp_event_], 1e-5, "rdp") <= 1.0 + 1e-9
     assert "row scale" in s.privacy_report()
+    assert "column scales" in s.privacy_report()
     # the released model carries the search's scale (the DP release), and
     # the estimator's own parameter
     best = s.best_estimator_
@@ -67,12 +88,9 @@ def test_scale_charged_first_under_the_search_relation(
     budget = PrivacyBudget(1.0, 1e-5)
     s = _search(_lr(solver=solver), budget=budget).fit(X, y)
     assert s._relation == relation
-    assert [r[0] for r in budget.records] == [
-        dp_accounting.ComposedDpEvent([s.dp_event_.events[0]]),
-        s.dp_event_.events[1],
-    ]
+    assert [r[0] for r in budget.records] == list(s.dp_event_.events)
     assert {r[1] for r in budget.records} == {s._relation}
-    assert "row scale" in budget.records[0][2]
+    assert "scale estimates" in budget.records[0][2]
     assert budget.spent()[0] <= 1.0 + 1e-9
 
     # refused before the estimate reads the data
@@ -141,9 +159,10 @@ def test_search_over_solvers_gives_each_solver_its_scale(data):
     X, y = data
     s = _search(_lr(), {"solver": ["dp-sgd", "dp-scd"]}).fit(X, y)
     scale, selection = s.dp_event_.events
-    assert isinstance(scale, ExponentialMechanismDpEvent)
+    assert _is_estimates(scale)
     assert s.epsilon_ <= 1.0
-    assert s.best_estimator_.feature_scale_ == s._row_scale[s.best_params_["solver"]]
+    given = s._scales[s.best_params_["solver"]]
+    assert s.best_estimator_.feature_scale_ == given["feature_scale"]
 
 
 def test_candidates_with_a_number_clip_keep_the_units_of_X(data):
@@ -151,8 +170,10 @@ def test_candidates_with_a_number_clip_keep_the_units_of_X(data):
     # a list mixing "auto" and a number: the "auto" candidates run on the
     # search's scale, the numbers in X's units (the estimator's own rule)
     s = _search(_lr(), {"clip_norm": ["auto", 1.0]}, n_candidates=4).fit(X, y)
-    assert isinstance(s.dp_event_.events[0], ExponentialMechanismDpEvent)
-    expected = 1.0 if s.best_params_["clip_norm"] == 1.0 else s._row_scale[None]
+    assert _is_estimates(s.dp_event_.events[0])
+    expected = s._scales[None]["feature_scale"]
+    if s.best_params_["clip_norm"] == 1.0:
+        expected = 1.0
     assert s.best_estimator_.feature_scale_ == expected
     assert s.best_estimator_.get_params()["clip_norm"] == s.best_params_["clip_norm"]
     assert s.best_estimator_.get_params()["feature_scale"] == "auto"
@@ -177,7 +198,7 @@ def test_the_estimator_own_target_multiclass_and_ridge():
     assert abs(np.log2(ratio)) <= 3 / 8
     r = _search(Ridge(max_iter=3, batch_size=100, y_bound=5.0), error_bound=4.0)
     r.fit(X, X[:, 0] / 10)
-    assert isinstance(r.dp_event_.events[0], ExponentialMechanismDpEvent)
+    assert _is_estimates(r.dp_event_.events[0])
     assert r.epsilon_ <= 1.0
 
 
@@ -190,11 +211,53 @@ def test_small_n_share_follows_the_estimator_loss():
     X = rng.normal(size=(400, 4)) * 10
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
     clf = _search(_lr(), n_candidates=2).fit(X, y)
-    assert isinstance(clf.dp_event_.events[0], ExponentialMechanismDpEvent)
+    assert _is_estimates(clf.dp_event_.events[0])
     ridge = Ridge(solver="dp-sgd", max_iter=3, y_bound=30.0)
     reg = _search(ridge, n_candidates=2, error_bound=900.0)
     reg.fit(X, X[:, 0])
     assert isinstance(reg.dp_event_, dp_accounting.ComposedDpEvent)
-    assert isinstance(reg.dp_event_.events[0], ExponentialMechanismDpEvent)
+    assert _is_estimates(reg.dp_event_.events[0])
     assert reg.best_estimator_.feature_scale_ != 1.0
     assert reg.epsilon_ <= 1.0
+
+
+def test_candidates_run_in_the_default_fit_units():
+    """The search runs the estimator's whole policy step once (column
+    means, column balance, row scale; the target range for ``Ridge``) and
+    gives the candidates the releases as public parameters: an offset of
+    1000 on a column and a target in other units and far from 0 leave the
+    search where it was. Before (the row scale alone) the offset column set
+    every row's norm and the raw target was fitted without a range."""
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(20000, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    t = X[:, 0] + 0.5 * X[:, 1] + 0.1 * rng.normal(size=20000)
+    offset = np.array([0.0, 0.0, 1000.0, 0.0])
+    lr = LogisticRegression(max_iter=2)
+    base = _search(lr).fit(X, y)
+    moved = _search(lr).fit(X + offset, y)
+    assert moved.score(X + offset, y) > base.score(X, y) - 0.02
+    given = moved._scales[None]
+    best = moved.best_estimator_
+    np.testing.assert_array_equal(best.feature_centre_, given["feature_centring"])
+    assert abs(best.feature_centre_[2] - 1000.0) < 1.0
+    assert best.feature_scale_ == given["feature_scale"]
+    # the released model keeps the estimator's own parameters and says
+    # where its constants came from
+    assert best.get_params()["feature_centring"] == "auto"
+    assert best.get_params()["feature_balance"] == "auto"
+    assert "PrivateSearchCV" in best.hyperparameters_["feature_centring"]
+    assert "column means" in moved.privacy_report()
+
+    ridge = Ridge(max_iter=2)
+    r_base = _search(ridge, error_bound=4.0).fit(X, t)
+    raw = 1e5 * t + 1e6
+    r_raw = _search(ridge, error_bound=4e10).fit(X + offset, raw)
+    assert r_raw.score(X + offset, raw) > r_base.score(X, t) - 0.05
+    assert r_base.score(X, t) > 0.8
+    low, high = r_raw.best_estimator_.y_bound_
+    np.testing.assert_array_equal(low, r_raw._scales[None]["y_bound"][0])
+    assert low[0] < 1e6 < high[0]
+    assert r_raw.best_estimator_.get_params()["y_bound"] == "auto"
+    assert "target range" in r_raw.privacy_report()
+    assert r_raw.epsilon_ <= 1.0

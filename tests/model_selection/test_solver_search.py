@@ -8,6 +8,7 @@ from sklearn.pipeline import make_pipeline
 from dpestim import LogisticRegression, Ridge
 from dpestim.model_selection import PrivacyBudget, PrivateSearchCV
 from dpestim.preprocessing import StandardScaler
+from dpestim.preprocessing._scale_plan import _pure_epsilon
 from dpestim.privacy import compute_epsilon
 from dpestim.privacy.mixture import MaxRdpDpEvent
 from dpestim.solvers.saddle import ExponentialMechanismDpEvent
@@ -36,13 +37,14 @@ def test_end_to_end_search_over_two_solvers(data):
     X, y = data
     space = {"solver": SOLVERS, "learning_rate": [0.25, 0.5, 1.0]}
     search = _search(space=space, n_candidates=4).fit(X, y)
-    # one private row scale (feature_scale="auto"), then the selection
+    # one set of private scales (the row scale last), then the selection
     scale, ev = search.dp_event_.events
-    assert scale == ExponentialMechanismDpEvent(0.05)
+    assert scale.events[-1] == ExponentialMechanismDpEvent(0.05)
     assert isinstance(ev, dp_event.RepeatAndSelectDpEvent)
     assert isinstance(ev.event, MaxRdpDpEvent) and len(ev.event.events) == 2
     assert search.accountant_ == "rdp"
-    assert search.epsilon_ == 0.05 + compute_epsilon(ev, 1e-5, "rdp")
+    e0 = sum(map(_pure_epsilon, scale.events))
+    assert search.epsilon_ == pytest.approx(e0 + compute_epsilon(ev, 1e-5, "rdp"))
     assert 0.99 < search.epsilon_ <= 1.0
     solver = search.best_params_["solver"]
     assert solver in SOLVERS
