@@ -306,8 +306,14 @@ ENTRIES = [
     Entry(
         "search_raw",
         "utility/search_raw.py",
-        ("--seeds", "1", "--methods", "default,search",
-         "--out", "/tmp/search_raw_quick.md"),
+        (
+            "--seeds",
+            "1",
+            "--methods",
+            "default,search",
+            "--out",
+            "/tmp/search_raw_quick.md",
+        ),
         ("--seeds", "5"),
     ),  # fmt: skip
     # reads the defaults matrix (its utility_warning field): run after it

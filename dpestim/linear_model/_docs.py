@@ -154,12 +154,18 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         at ``epsilon n >= 146`` (203), e.g. 426 rows at ``epsilon = 0.35``.
         The in-fit centring (``feature_centring``) spends 3% of ``epsilon``
         on top of this share where it runs.
-    feature_centring : "auto", bool or None, default="auto"
+    feature_centring : "auto", bool, None or array-like of shape (n_features,), \
+default="auto"
         Centre the columns by private means before the row scale (a column
         with a large offset, a year or a constant, otherwise dominates every
         row's norm). ``"auto"`` and ``True``: on (measured on held-out tasks;
         see the solver guide, "Private scales measured in fit"); ``None`` or
-        ``False``: off. Two pure-DP draws, counted in ``epsilon`` and
+        ``False``: off. An array is a public centre ``c`` (documented column
+        means, or :class:`~dpestim.model_selection.PrivateSearchCV`'s
+        estimate, which it gives its candidates): the fit runs on ``x - c``
+        and spends nothing on it (needs ``fit_intercept`` and dense
+        in-memory ``X``; the column balance, unless public too, then runs on
+        those rows as given). Two pure-DP draws, counted in ``epsilon`` and
         ``dp_event_``: a private median ``R`` of the rows' L1 norms (1% of
         ``epsilon``) and a Laplace mean of the rows clipped to L1 norm ``R``
         (2%); a column moves only where its noisy mean exceeds ``ln(d /
@@ -181,7 +187,8 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         dp-sgd oscillate; its ``"auto"`` steps for ``Ridge`` now settle (R^2
         0.66 -> 0.93 in that user trial;
         ``doc/benchmarks/private_centring.md``).
-    feature_balance : "auto", bool or None, default="auto"
+    feature_balance : "auto", bool, None or array-like of shape (n_features,), \
+default="auto"
         Rescale the columns that dominate the rows' norms, privately, after
         the in-fit centring (one column left in its own units among scaled
         ones, a sampling weight of 1e5 or a count in thousands, otherwise
@@ -212,8 +219,10 @@ COMMON_TAIL = """random_state : int, numpy.random.Generator or None, default=Non
         (the other solvers' keep their shares: none below 5,070 for rows as
         given; ``hyperparameters_`` says so). Columns
         on comparable scales are used as given. ``epsilon = inf``: the exact
-        mean squares. Resolved scales: ``feature_balance_``; see
-        ``doc/benchmarks/column_balance.md``."""
+        mean squares. An array is public column scales ``sigma`` (positive;
+        documented spreads, or the search's estimate): the columns are
+        divided by them, nothing is estimated or spent. Resolved scales:
+        ``feature_balance_``; see ``doc/benchmarks/column_balance.md``."""
 
 CLASS_PRIOR_PARAM = """class_prior : "auto", array-like of shape (n_classes,) or None, \
 default="auto"

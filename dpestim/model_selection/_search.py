@@ -79,8 +79,10 @@ class PrivateSearchCV(CandidateMixin, MetaEstimatorMixin, BaseEstimator):
         non-private step fitted on the data raises a
         :class:`~dpestim.PrivacyLeakWarning`). Its ``epsilon`` is ignored:
         the search sets the noise. With ``feature_scale="auto"`` and an
-        ``"auto"`` (or :class:`AutoUnits`) ``clip_norm`` the search estimates
-        the private row scale once for all candidates (see Notes).
+        ``"auto"`` (or :class:`AutoUnits`) ``clip_norm`` the search runs the
+        estimator's private scale estimates (column means and scales, row
+        scale, ``Ridge``'s target range) once for all candidates (see
+        Notes).
     param_distributions : dict or None, default=None
         Parameter name -> list (uniform choice) or scipy distribution (with
         ``rvs``), or :class:`Relative` (factors of the value the estimator
@@ -121,8 +123,8 @@ default="geometric"
         deviation in score units (accuracy): the noisy count has noise
         ``score_noise * n_validation``. ``"auto"`` gives the count the noise
         of a Gaussian mechanism that alone meets ``(epsilon / 10, delta)``
-        (``epsilon`` less the row scale's share when the search estimates
-        one)
+        (``epsilon`` less the scale estimates' share when the search runs
+        them)
         (about 48 counts at epsilon 1, delta 1e-5: 0.007 of accuracy on
         6,500 validation rows); the fits get the rest of the budget.
     error_bound : float or None, default=None
@@ -185,16 +187,17 @@ default="geometric"
         multiplier.
     dp_event_ : dp_accounting.DpEvent
         ``RepeatAndSelectDpEvent`` of the search (composed with the refit's
-        events with ``refit=True``, and preceded by the row scale's
-        ``ExponentialMechanismDpEvent`` when the search estimates one: a flat
-        ``ComposedDpEvent([scale, selection, refit...])``); in a search
+        events with ``refit=True``, and preceded by the scale estimates'
+        pure-DP events when the search runs them:
+        ``ComposedDpEvent([ComposedDpEvent(estimates), selection,
+        refit...])``); in a search
         over solvers its inner event is a
         :class:`~dpestim.privacy.mixture.MaxRdpDpEvent` of the listed
         solvers' candidate events (and the refit a ``MaxRdpDpEvent`` of
         theirs).
     epsilon_, delta_ : float
-        Its guarantee, by the accountant in ``accountant_`` (plus the row
-        scale's pure epsilon, basic composition, when one is estimated).
+        Its guarantee, by the accountant in ``accountant_`` (plus the scale
+        estimates' pure epsilon, basic composition, when they run).
     accountant_ : {"rdp", "profile"}
         The accountant whose bound ``epsilon_`` is.
 
@@ -214,29 +217,36 @@ default="geometric"
     candidate diverged.
 
     *Units of the candidates.* An estimator with ``feature_scale="auto"``
-    fits on rows rescaled by a private median row norm, so that its public
-    rules see rows of a known norm whatever the units of ``X``; candidates
-    at a fixed noise multiplier cannot estimate it (no budget to share).
-    When the estimator's ``feature_scale`` is ``"auto"`` and its
-    ``clip_norm`` is ``"auto"`` or :class:`AutoUnits` (and ``epsilon`` is
-    given, ``X`` is in memory, the estimator is not a pipeline and ``n``
-    makes the estimate reliable), the search estimates the scale once, on
-    all the rows it is given and before any candidate runs, with the
-    estimator's own mechanism and share (an ``epsilon * scale_share``-DP
-    exponential-mechanism median, pure DP under both neighbouring
-    relations), charges it to the active budgets before it reads the data,
-    and gives every candidate and the refit the released scale as a public
-    ``feature_scale``: ``clip_norm`` and its :class:`Relative` factors are
-    in the ``"auto"`` fit's units, the factor 1 is the ``"auto"`` plan, and
-    the search does not depend on the units of ``X``. The selection is
+    and ``clip_norm="auto"`` runs a policy step before its solver: private
+    column means (``feature_centring``), private scales of the columns that
+    dominate the rows (``feature_balance``), a private median row norm, and
+    for ``Ridge`` with ``y_bound="auto"`` a private range of each target, so
+    that its public rules see rows and targets of a known scale whatever
+    the units and offsets of the data. Candidates at a fixed noise
+    multiplier cannot estimate them (no budget to share). When the
+    estimator's ``feature_scale`` is ``"auto"`` and its ``clip_norm`` is
+    ``"auto"`` or :class:`AutoUnits` (and ``epsilon`` is given, ``X`` is in
+    memory, the estimator is not a pipeline and ``n`` makes the row scale
+    reliable), the search runs that policy step once, on all the rows it is
+    given and before any candidate runs, with the estimator's own
+    mechanisms, plans and share of the search's ``epsilon`` (pure-DP draws
+    under the solver's relation), charges them to the active budgets before
+    they read the data, and gives every candidate and the refit the
+    releases as public parameters (``feature_centring`` and
+    ``feature_balance`` arrays, ``feature_scale``, ``y_bound``):
+    ``clip_norm`` and its :class:`Relative` factors are in the ``"auto"``
+    fit's units, the factor 1 is the ``"auto"`` plan, and the search does
+    not depend on the units or offsets of ``X`` or ``y``. The selection is
     calibrated for the rest of ``epsilon``; by basic composition the whole
     is ``(epsilon, delta)``-DP under the solver's relation. In a search
     over solvers the one median gives each solver its own public target.
-    The released model keeps ``feature_scale="auto"``; its
-    ``feature_scale_`` is the search's scale (the DP release). Otherwise
-    (an explicit ``clip_norm`` is in the units of ``X``; an explicit or
-    ``None`` ``feature_scale``) nothing is estimated and the candidates run
-    in the units of ``X``, as the estimator itself would.
+    The released model keeps the estimator's own parameters (``"auto"``);
+    its ``feature_centre_``, ``feature_balance_``, ``feature_scale_`` and
+    ``y_bound_`` are the search's releases, and its ``hyperparameters_``
+    say so. Otherwise (an explicit ``clip_norm`` is in the units of ``X``;
+    an explicit or ``None`` ``feature_scale``; any of these parameters
+    searched) nothing is estimated and the candidates run in the units of
+    ``X``, as the estimator itself would.
 
     *Search over solvers.* ``param_distributions={"solver": ["dp-sgd",
     "dp-scd"], ...}`` (``"<step>__solver"`` for a pipeline's final step):

@@ -195,6 +195,9 @@ _SEARCH_NOTES = {
     "feature_balance": "the search's private column scales (PrivateSearchCV)",
     "feature_scale": "the search's private median row norm (PrivateSearchCV)",
     "y_bound": "the search's private target range (PrivateSearchCV)",
+    "class_prior": "the search's private class proportions (PrivateSearchCV)",
+    "class_weight": "balanced, from the search's private class counts "
+    "(PrivateSearchCV)",
 }
 
 

@@ -43,6 +43,7 @@ over solvers the one median ``m`` gives each listed solver its own ``s = m
 """
 
 import math
+import warnings
 
 import dp_accounting
 import numpy as np
@@ -79,9 +80,11 @@ class SearchScales:
         are planned for it).
     """
 
-    def __init__(self, plan, targets, neighbouring, step, n_features, n_targets):
+    def __init__(self, plan, targets, neighbouring, step, solver, shapes):
         self.plan, self.targets, self.neighbouring = plan, targets, neighbouring
-        self._step, self._d, self._k = step, n_features, n_targets
+        self._step, self._solver = step, solver
+        # public: n_features, n_targets and the label set (classifiers)
+        self._d, self._k, self._labels = shapes
 
     @property
     def epsilon(self):
@@ -102,7 +105,20 @@ class SearchScales:
             params["feature_balance"] = np.ones(d)
         if plan.target_epsilon is not None:
             params["y_bound"] = (-np.ones(k), np.ones(k))
+        if plan.class_epsilon is not None:
+            params.update(self._class_params(np.ones(len(self._labels))))
         return {arm: dict(params) for arm in self.targets}
+
+    def _class_params(self, counts):
+        """The candidates' public class parameters from class ``counts`` (the
+        step's own rules: proportions for ``class_prior``, scikit-learn's
+        balanced weights as a dict for ``class_weight="balanced"``)."""
+        step, out = self._step, {}
+        if step._prior_wanted(self._solver) and step.fit_intercept:
+            out["class_prior"] = counts / counts.sum()
+        if step._balanced():
+            out["class_weight"] = dict(zip(self._labels, counts))
+        return out
 
     def estimate(self, X, y, seed, budget=None):
         """Charge the estimates, then draw them from ``X`` and ``y`` (once):
@@ -115,8 +131,13 @@ class SearchScales:
         balanced (:func:`~dpestim.preprocessing._fit_scales.private_row_scale`
         at target 1), each arm's ``s = m / target`` (post-processing, with
         the estimator's rule that ``s`` within 1e-9 of 1 is 1), then the
-        targets' ranges. A centring or balance that ran but moved nothing
-        is given as ``None`` (off), as is one not planned.
+        targets' ranges, then the class counts (classifiers: the Laplace
+        histogram, given as ``class_prior`` proportions and, for
+        ``class_weight="balanced"``, as a dict of the balanced weights, the
+        estimator's own rules). A balance that found no dominant column is
+        given as ``None`` (off); an estimate not planned is not given (the
+        candidate keeps the estimator's value, which estimates nothing at a
+        fixed noise multiplier).
         """
         with data_errors_without_values():
             X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32])
@@ -133,8 +154,10 @@ class SearchScales:
         params = {}
         if plan.centre_epsilon is not None or plan.balance_epsilon is not None:
             X, c, sigma, _ = step._apply_centring(X, plan, rng)
-            params["feature_centring"] = c
-            params["feature_balance"] = sigma
+            if plan.centre_epsilon is not None:
+                params["feature_centring"] = c
+            if plan.balance_epsilon is not None:
+                params["feature_balance"] = sigma
         m = _scales.private_row_scale(
             X, plan.row_epsilon, rng, 1.0, step._row_statistic[0]
         )
@@ -143,6 +166,19 @@ class SearchScales:
             step._scale_fit = (plan, rng)  # what the estimator's rule reads
             params["y_bound"] = step._private_y_bound(Y)
             step._scale_fit = None
+        if plan.class_epsilon is not None:
+            # the estimator's Laplace histogram and its rules (floored counts,
+            # balanced weights); its warnings are the candidates' to give
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _, Y = step._encode_targets(np.asarray(y))
+                step._class_balance(Y, plan, rng, self._solver)
+            if step.class_prior_ is not None:
+                params["class_prior"] = step.class_prior_
+            if step.class_weight_ is not None:
+                params["class_weight"] = dict(
+                    zip(self._labels, step.class_weight_.tolist())
+                )
         out = {}
         for arm, target in self.targets.items():
             s = float(m) / target
@@ -175,7 +211,14 @@ def _space_uses_auto_clip(space):
 
 #: Parameters the search's estimates set on its candidates: searching one
 #: of them leaves every candidate its drawn value (nothing is estimated).
-ESTIMATED = ("feature_scale", "feature_centring", "feature_balance", "y_bound")
+ESTIMATED = (
+    "feature_scale",
+    "feature_centring",
+    "feature_balance",
+    "y_bound",
+    "class_prior",
+    "class_weight",
+)
 
 
 def plan_search_scales(search, X, y, solvers, space=()):
@@ -196,7 +239,8 @@ def plan_search_scales(search, X, y, solvers, space=()):
     eps = search.epsilon
     if hasattr(est, "steps") or eps is None:
         return None
-    if any(k.rsplit("__", 1)[-1] in ESTIMATED for k in space):
+    searched = {k.rsplit("__", 1)[-1] for k in space} & set(ESTIMATED)
+    if "feature_scale" in searched:  # no candidate would read the row scale
         return None
     if not _space_uses_auto_clip(space):
         return None
@@ -217,6 +261,9 @@ def plan_search_scales(search, X, y, solvers, space=()):
             cand.set_params(solver=arm)
         solver = _candidate_solver(cand, X, y)
         step = clone(cand).set_params(epsilon=float(eps), noise_multiplier=None)
+        # a searched parameter keeps each candidate's drawn value: its
+        # estimate is not planned (the step's own "off" value)
+        step.set_params(**dict.fromkeys(searched, None))
         p = _scales.plan_estimates(
             float(eps),
             n,
@@ -224,6 +271,7 @@ def plan_search_scales(search, X, y, solvers, space=()):
             rows=True,
             targets=step._estimated_targets(y),
             max_share=solver.share_cap(cand._loss_name),
+            **step._estimated_classes(y, solver),
         )
         arms[arm] = (cand, solver)
         if p.row_epsilon is not None and (
@@ -236,10 +284,14 @@ def plan_search_scales(search, X, y, solvers, space=()):
     # the estimator's centring and balance plan (public: n, d, sparse)
     step._plan_centring(plan, n, d, sp.issparse(X), False, solver)
     targets = {}
-    for arm, (cand, solver) in arms.items():
+    for arm, (cand, arm_solver) in arms.items():
         cand._scale_fit = (plan, None)  # what the estimator's rule reads
-        target = cand._row_norm_target(y, solver) or _scales.ROW_NORM_TARGET
+        target = cand._row_norm_target(y, arm_solver) or _scales.ROW_NORM_TARGET
         targets[arm] = float(target)
     relation = arms[next(iter(arms))][1].neighbouring
     k = 1 if np.ndim(y) == 1 else int(np.shape(y)[1])
-    return SearchScales(plan, targets, relation, step, d, k)
+    labels = None
+    if plan.class_epsilon is not None:  # public classes=, or released classes_
+        given = getattr(step, "classes", None)
+        labels = np.unique(np.asarray(y) if given is None else given).tolist()
+    return SearchScales(plan, targets, relation, step, solver, (d, k, labels))

@@ -242,6 +242,8 @@ def _estimated(search):
             "feature_balance": "column scales",
             "feature_scale": "row scale",
             "y_bound": "target range",
+            "class_prior": "class proportions",
+            "class_weight": "balanced class weights",
         }[k]
         for k in given
     )

@@ -37,10 +37,10 @@ def _search(est, space=None, **kw):
 
 
 def _is_estimates(event):
-    """The search's estimates: pure-DP draws, the row scale's last."""
+    """The search's estimates: pure-DP draws, the row scale's among them."""
     return (
         isinstance(event, dp_accounting.ComposedDpEvent)
-        and isinstance(event.events[-1], ExponentialMechanismDpEvent)
+        and any(isinstance(e, ExponentialMechanismDpEvent) for e in event.events)
         and all(
             isinstance(e, (ExponentialMechanismDpEvent, dp_accounting.LaplaceDpEvent))
             for e in event.events
@@ -54,11 +54,10 @@ def test_event_composes_the_scale_estimates(data):
     scale, selection = s.dp_event_.events
     # the estimator's own policy step at the search's epsilon: its column
     # balance (rows as given at this n: median L2 norm, Laplace squares,
-    # later rounds) and its row scale at its share, the estimates of one
-    # default fit without the class counts and the utility check
-    own = _lr(scale_share=0.1, class_prior=None, utility_check=None).fit(X, y)
+    # later rounds), its row scale and class counts at its share: the
+    # estimates of one default fit, without the utility check
+    own = _lr(scale_share=0.1, utility_check=None).fit(X, y)
     assert scale == dp_accounting.ComposedDpEvent(own.dp_event_.events[:-1])
-    assert scale.events[-1] == ExponentialMechanismDpEvent(0.1)
     assert isinstance(selection, dp_event.RepeatAndSelectDpEvent)
     # the selection is calibrated for the rest; basic composition
     e0 = sum(map(_pure_epsilon, scale.events))
@@ -261,3 +260,45 @@ def test_candidates_run_in_the_default_fit_units():
     assert r_raw.best_estimator_.get_params()["y_bound"] == "auto"
     assert "target range" in r_raw.privacy_report()
     assert r_raw.epsilon_ <= 1.0
+
+
+def test_class_counts_estimated_once_for_the_candidates():
+    """The classifiers' Laplace histogram of the class counts runs in the
+    search's estimates: the candidates start at the private prior intercept
+    (``class_prior``) and ``class_weight="balanced"``, which a candidate at
+    a fixed noise multiplier refuses alone, is searchable, with the
+    estimator's balanced weights from those counts."""
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(20000, 4))
+    y = (X[:, 0] + X[:, 1] > 2.2).astype(int)  # about 6% positives
+    est = LogisticRegression(classes=[0, 1], class_weight="balanced", max_iter=2)
+    with pytest.raises(ValueError, match="needs epsilon"):
+        clone(est).set_params(epsilon=None, noise_multiplier=1.0).fit(X, y)
+    s = _search(est).fit(X, y)
+    given = s._scales[None]
+    best = s.best_estimator_
+    np.testing.assert_array_equal(best.class_prior_, given["class_prior"])
+    assert abs(best.class_prior_[1] - y.mean()) < 0.01
+    w = best.class_weight_
+    assert given["class_weight"] == {0: w[0], 1: w[1]}
+    # scikit-learn's n / (K c_k) from the released counts
+    assert w[1] / w[0] == pytest.approx(
+        given["class_prior"][0] / given["class_prior"][1]
+    )
+    assert best.get_params()["class_weight"] == "balanced"
+    assert best.get_params()["class_prior"] == "auto"
+    assert "PrivateSearchCV" in best.hyperparameters_["class_weight"]
+    assert "balanced class weights" in s.privacy_report()
+    # one Laplace histogram among the estimates, inside the budget
+    laplace = [
+        e
+        for e in s.dp_event_.events[0].events
+        if isinstance(e, dp_accounting.LaplaceDpEvent)
+    ]
+    assert laplace and s.epsilon_ <= 1.0
+    # searching the weights leaves each candidate its drawn value: no
+    # histogram for it (a drawn "balanced" then needs epsilon, as before)
+    plain = LogisticRegression(classes=[0, 1], class_prior=None, max_iter=2)
+    s = _search(plain, {"class_weight": [None, {0: 1.0, 1: 5.0}]}).fit(X, y)
+    assert "class_weight" not in s._scales[None]
+    assert "class_prior" not in s._scales[None]

@@ -25,7 +25,9 @@ def data():
 
 
 def _lr(**kw):
-    return LogisticRegression(classes=[0, 1], max_iter=2, **kw)
+    # no class prior: the search's estimates (row scale alone) are then the
+    # same for each listed solver (dp-scd has no initial point to start from)
+    return LogisticRegression(classes=[0, 1], max_iter=2, class_prior=None, **kw)
 
 
 def _search(est=None, space=None, **kw):
@@ -39,7 +41,7 @@ def test_end_to_end_search_over_two_solvers(data):
     search = _search(space=space, n_candidates=4).fit(X, y)
     # one set of private scales (the row scale last), then the selection
     scale, ev = search.dp_event_.events
-    assert scale.events[-1] == ExponentialMechanismDpEvent(0.05)
+    assert ExponentialMechanismDpEvent(0.05) in scale.events  # the row scale
     assert isinstance(ev, dp_event.RepeatAndSelectDpEvent)
     assert isinstance(ev.event, MaxRdpDpEvent) and len(ev.event.events) == 2
     assert search.accountant_ == "rdp"
