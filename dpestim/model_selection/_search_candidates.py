@@ -191,18 +191,17 @@ class CandidateMixin:
 #: The released model's notes on the search's estimates, which it was given
 #: as public parameters.
 _SEARCH_NOTES = {
-    "feature_centring": "the search's private column means (PrivateSearchCV)",
-    "feature_balance": "the search's private column scales (PrivateSearchCV)",
-    "feature_scale": "the search's private median row norm (PrivateSearchCV)",
-    "y_bound": "the search's private target range (PrivateSearchCV)",
-    "class_prior": "the search's private class proportions (PrivateSearchCV)",
-    "class_weight": "balanced, from the search's private class counts "
-    "(PrivateSearchCV)",
+    "feature_centring": "the search's private column means",
+    "feature_balance": "the search's private column scales",
+    "feature_scale": "the search's private median row norm",
+    "y_bound": "the search's private target range",
+    "class_prior": "the search's private class proportions",
+    "class_weight": "balanced, from the search's private class counts",
 }
 
 
-def _name_search_estimates(est, given):
-    """Say in a fitted candidate's ``hyperparameters_`` which of its public
+def _name_search_estimates(est, given, who="PrivateSearchCV"):
+    """Say in a fitted model's ``hyperparameters_`` which of its public
     parameters were the search's private estimates (``given``: name ->
     the value it was given; ``None`` or 1 are not estimates)."""
     notes = getattr(est, "hyperparameters_", None)
@@ -210,7 +209,7 @@ def _name_search_estimates(est, given):
         return
     for key, value in given.items():
         if value is not None and not (key == "feature_scale" and value == 1.0):
-            notes[key] = _SEARCH_NOTES[key]
+            notes[key] = f"{_SEARCH_NOTES[key]} ({who})"
 
 
 def quiet(estimator):

@@ -34,6 +34,22 @@ model). ``dp-accounting`` has no event for parallel composition:
 valid but looser description, what a :class:`PrivacyBudget` charges: each
 part charges its own event).
 
+**The private scales, measured on ``R``.** An estimator whose policy
+step estimates private scales (column means and scales, row scale, target
+range, class counts; see :mod:`dpestim.model_selection._search_scale`)
+has them measured once, on ``R``, at the estimator's own plan and share of
+``epsilon``, before the search runs; the search on ``S`` and the final fit
+are given the releases as public parameters, and the final fit runs at
+``epsilon - e0``. Both parts then fit in the same units (a search on an
+``S`` too small for the centring chose factors for rows the centred final
+fit never saw). The final part is the estimates composed with the final
+fit, ``(epsilon, delta)`` by basic composition (its ``epsilon_`` and
+``dp_event_`` say so); the search reads them as public values: when the
+differing record is in ``R`` the search's rows are the same and its output
+a post-processing of the estimates, when it is in ``S`` the estimates are
+the same on both sides. The argument above holds as before (checked by
+brute force with randomized responses).
+
 **The plan (public rule).** ``subset="auto"`` picks ``q`` from public
 quantities only (``n``, ``epsilon``, ``delta``, ``validation_fraction``,
 ``score_noise``, whether the estimator is a regressor): the smallest ``q``
@@ -66,6 +82,7 @@ a public function of ``n``, so choosing it reads no data.
 import math
 from numbers import Real
 
+import dp_accounting
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_regressor
 from sklearn.utils import _safe_indexing
@@ -75,8 +92,11 @@ from sklearn.utils.validation import check_is_fitted
 from ..privacy import calibrate_noise
 from ..privacy.charging import _targets
 from ._search import PrivateSearchCV
+from ._search_candidates import _name_search_estimates
 from ._search_rules import _final_private_step, _probe_charges, _streams
-from ._space import resolve_relative
+from ._search_scale import plan_search_scales
+from ._solver_search import solver_key
+from ._space import default_space, resolve_relative
 
 __all__ = ["SubsetSearchCV", "subset_plan"]
 
@@ -183,6 +203,8 @@ class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
     factor of an ``"auto"`` clip norm is in the ``"auto"`` fit's units,
     :class:`~dpestim.model_selection.AutoUnits`: that fit keeps its private
     row scale, so a winner of factor 1 is the ``"auto"`` fit). The
+    estimator's private scales are measured once on the other rows and
+    given to both parts (see the module: the units of the two parts). The
     two parts read disjoint rows: the whole is ``(epsilon, delta)``-DP by
     parallel composition (the relation and its proof are in
     :mod:`dpestim.model_selection._subset`). With ``subset="auto"`` a
@@ -229,7 +251,10 @@ class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
         The search on the subset.
     best_estimator_ : estimator
         The final model, fitted on the rows outside the subset (all the rows
-        for the ``"defaults"`` plan).
+        for the ``"defaults"`` plan). With scales measured on those rows its
+        ``epsilon_`` and ``dp_event_`` are the final part's (the estimates
+        and its own fit), its ``feature_centre_``, ``feature_scale_`` etc.
+        the estimates, and its parameters the estimator's own.
     best_params_ : dict
         Its searched hyperparameters, resolved on its rows.
     best_score_ : float or None
@@ -294,9 +319,16 @@ class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.budget = budget
 
     def _final(self, params, seed):
-        """The final fit; ``seed=None`` keeps the estimator's own random_state."""
-        est = clone(self.estimator).set_params(**params)
-        est.set_params(epsilon=self.epsilon, delta=self.delta, noise_multiplier=None)
+        """The final fit; ``seed=None`` keeps the estimator's own random_state.
+
+        With scales measured on its rows (:meth:`_estimate_scales`) it is
+        given them and runs at ``epsilon`` less their epsilon.
+        """
+        est = clone(self.estimator).set_params(**self._given, **params)
+        epsilon = self.epsilon
+        if self._estimates is not None:
+            epsilon = self.epsilon - self._estimates.epsilon
+        est.set_params(epsilon=epsilon, delta=self.delta, noise_multiplier=None)
         if seed is not None:
             est.set_params(random_state=np.random.Generator(np.random.PCG64(seed)))
         return est
@@ -346,19 +378,26 @@ class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
             if self.subset == "auto"
             else float(self.subset)
         )
-        # Independent streams: the coins, the search, the final fit.
-        coin_seed, search_seed, final_seed = _streams(self.random_state).spawn(3)
+        # Independent streams: the coins, the search, the final fit, the
+        # scale estimates (spawn(4)'s first three children are spawn(3)'s)
+        streams = _streams(self.random_state).spawn(4)
+        coin_seed, search_seed, final_seed, scale_seed = streams
         in_s = np.random.Generator(np.random.PCG64(coin_seed)).random(n) < q
         s_idx, r_idx = np.flatnonzero(in_s), np.flatnonzero(~in_s)
         self.search_ = None
         params, self.best_score_ = {}, None
+        X_r, y_r = _safe_indexing(X, r_idx), y[r_idx]
+        self._given, self._estimates = {}, None
         if q > 0:
             if len(s_idx) < 2 or len(r_idx) < 1:
                 raise ValueError(
                     f"SubsetSearchCV: {n} rows are too few to split with subset={q:g}."
                 )
+            # the estimator's private scales, measured on R (part of the
+            # final part's budget) and given to both parts as public values
+            self._estimate_scales(X_r, y_r, scale_seed)
             search = PrivateSearchCV(
-                self.estimator,
+                clone(self.estimator).set_params(**self._given),
                 self.param_distributions,
                 epsilon=self.epsilon,
                 delta=self.delta,
@@ -374,7 +413,6 @@ class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
             ).fit(_safe_indexing(X, s_idx), y[s_idx])
             self.search_, self.best_score_ = search, search.best_score_
             params = search.best_draw_
-        X_r, y_r = _safe_indexing(X, r_idx), y[r_idx]
         if params:  # the public extrapolation: factors of the plan on R
             # The probe stops at the model's charge. A private scale estimate
             # it may compute first draws from the same stream as the final
@@ -390,16 +428,54 @@ class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
                 final.fit(X_r, y_r)
         else:
             final.fit(X_r, y_r)
-        # the released model must not carry the stream of its noise
+        # the released model must not carry the stream of its noise, nor the
+        # estimates as its parameters (its fitted attributes hold them)
+        own = self.estimator.get_params(deep=False)
         final.set_params(
-            random_state=self.estimator.get_params(deep=False)["random_state"]
+            random_state=own["random_state"], **{k: own[k] for k in self._given}
         )
+        if self._estimates is not None:  # the final part: estimates, then fit
+            _name_search_estimates(final, self._given, "SubsetSearchCV")
+            e0 = self._estimates.epsilon
+            final.dp_event_ = dp_accounting.ComposedDpEvent(
+                [
+                    dp_accounting.ComposedDpEvent(self._estimates.events()),
+                    final.dp_event_,
+                ]
+            )
+            final.epsilon_ = float(final.epsilon_) + e0  # basic composition
         self._finish(final, params, q)
         return self
 
-    def _finish(self, final, params, q):
-        import dp_accounting
+    def _estimate_scales(self, X_r, y_r, seed):
+        """Measure the estimator's private scales on the final rows ``R``.
 
+        :func:`~dpestim.model_selection._search_scale.plan_search_scales`
+        at ``epsilon`` on ``R`` (the estimator's own plan and share, as one
+        default fit on ``R``); the releases are given to the search on ``S``
+        and to the final fit as public parameters, and the final fit runs at
+        ``epsilon - e0``. Both parts then work in the same units (a search
+        on ``S`` too small for the centring chose factors for rows the final
+        fit, which centres, never saw: raw Adult at epsilon 0.5 lost 4
+        points). Privacy: the final part is the estimates composed with the
+        final fit, ``(epsilon, delta)`` by basic composition; the search
+        reads them as public values, a post-processing when the differing
+        record is in ``R`` (the search's rows are then the same), and fixed
+        when it is in ``S``: the parallel composition of the module's proof
+        holds as before.
+        """
+        space = self.param_distributions
+        if space is None:
+            space = default_space(self.estimator)
+        if solver_key(self.estimator) in space:
+            return  # a search over solvers: each its own units, not measured here
+        scales = plan_search_scales(self, X_r, y_r, None, space)
+        if scales is None:
+            return
+        self._given = scales.estimate(X_r, y_r, seed, self.budget)[None]
+        self._estimates = scales
+
+    def _finish(self, final, params, q):
         parts = [final] if self.search_ is None else [self.search_, final]
         self.plan_ = "defaults" if q == 0 else "subset"
         self.subset_ = q

@@ -1,6 +1,7 @@
 """SubsetSearchCV: the plan rule, the guarantee, parallel composition, streams."""
 
 import itertools
+import math
 
 import dp_accounting
 import numpy as np
@@ -279,6 +280,53 @@ def test_parallel_composition_brute_force():
     assert worst > 0  # the bound is not vacuous on this grid
 
 
+def _joint_with_estimate(data, q, p0, p1, p2):
+    """Exact output law of (E on R, M1 on S adapted to E, M2 on R adapted to
+    both): the scale estimates measured on the final rows, given to the
+    search and to the final fit (:meth:`SubsetSearchCV._estimate_scales`)."""
+    out = np.zeros((2, 2, 2))
+    for coins in itertools.product([0, 1], repeat=len(data)):
+        w = np.prod([q if c else 1 - q for c in coins])
+        s_bit = any(b for b, c in zip(data, coins) if c)
+        r_bit = any(b for b, c in zip(data, coins) if not c)
+        for e in (0, 1):
+            pe = _rr(r_bit, p0) if e else 1 - _rr(r_bit, p0)
+            for o1 in (0, 1):
+                k1 = _rr(s_bit, p1[e])
+                a = k1 if o1 else 1 - k1
+                for o2 in (0, 1):
+                    k2 = _rr(r_bit, p2[2 * e + o1])
+                    out[e, o1, o2] += w * pe * a * (k2 if o2 else 1 - k2)
+    return out.ravel()
+
+
+def test_parallel_composition_with_estimates_on_the_final_rows_brute_force():
+    """Pure DP: the search (epsilon e1 for every estimate it is given) and the
+    final part (estimates e0 then the fit e2, basic composition) give the
+    whole ``max(e1, e0 + e2)``, on random neighbours under both relations;
+    and the whole is more than either the search or the fit alone."""
+    rng = np.random.default_rng(1)
+    logit = lambda p: math.log(p / (1 - p))  # noqa: E731
+    tight = 0.0
+    for _ in range(40):
+        q = float(rng.uniform(0.1, 0.9))
+        p0 = float(rng.uniform(0.5, 0.8))
+        p1 = [float(rng.uniform(0.5, 0.95)) for _ in range(2)]
+        p2 = [float(rng.uniform(0.5, 0.95)) for _ in range(4)]
+        e0 = logit(p0)
+        e1 = max(map(logit, p1))
+        e2 = max(map(logit, p2))
+        bound = max(e1, e0 + e2)
+        d, add, rep = _neighbours(rng, int(rng.integers(1, 5)))
+        for a, b in ((d, add), (d, rep)):
+            pa = _joint_with_estimate(a, q, p0, p1, p2)
+            pb = _joint_with_estimate(b, q, p0, p1, p2)
+            ratio = float(np.max(np.abs(np.log(pa) - np.log(pb))))
+            assert ratio <= bound + 1e-9
+            tight = max(tight, ratio - max(e1, e2))
+    assert tight > 0  # the estimates' e0 is needed: the check is not vacuous
+
+
 def test_brute_force_detects_overlapping_parts():
     """The check can fail: both mechanisms reading all the rows exceed the max."""
     p1, p2 = 0.9, [0.9, 0.9]
@@ -299,6 +347,34 @@ def test_brute_force_detects_overlapping_parts():
     eps = 1.0
     total = _hs(joint_all(d2), joint_all(d), eps)
     assert total > max(_rr_profile(p1, eps), _rr_profile(p2[0], eps)) + 0.1
+
+
+def test_scales_measured_on_the_final_rows_serve_both_parts():
+    """The estimator's private scales are measured once on the final rows
+    and given to the search on the subset and to the final fit as public
+    values: the search estimates nothing itself, the final fit runs at
+    epsilon less the estimates', and the final part states both."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(24000, 4)) + [0.0, 0.0, 1000.0, 0.0]
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    s = SubsetSearchCV(_lr(), epsilon=1.0, subset=0.2, n_candidates=2, random_state=0)
+    s.fit(X, y)
+    given, est = s._given, s.search_.estimator
+    assert {"feature_centring", "feature_scale", "class_prior"} <= set(given)
+    np.testing.assert_array_equal(est.feature_centring, given["feature_centring"])
+    assert isinstance(
+        s.search_.dp_event_, dp_accounting.dp_event.RepeatAndSelectDpEvent
+    )
+    final = s.best_estimator_
+    estimates, _ = final.dp_event_.events
+    assert estimates == dp_accounting.ComposedDpEvent(s._estimates.events())
+    assert final.epsilon_ <= 1.0 + 1e-9
+    assert s.epsilon_ == max(s.search_.epsilon_, final.epsilon_)
+    np.testing.assert_array_equal(final.feature_centre_, given["feature_centring"])
+    assert abs(final.feature_centre_[2] - 1000.0) < 10.0
+    assert final.get_params()["feature_centring"] == "auto"
+    assert "SubsetSearchCV" in final.hyperparameters_["feature_centring"]
+    assert s.score(X, y) > 0.95
 
 
 def test_subset_plan_does_not_search_multiclass():
