@@ -173,8 +173,9 @@ default="auto"
         ``intercept_ = b' - coef_ . c``. Runs only with ``fit_intercept``,
         dense in-memory ``X``, the private row scale estimated
         (``feature_scale="auto"``, ``clip_norm="auto"``) and ``epsilon`` given
-        (not with a fixed ``noise_multiplier``, hence not inside
-        :class:`~dpestim.model_selection.PrivateSearchCV`'s candidates), where
+        (not with a fixed ``noise_multiplier``: inside
+        :class:`~dpestim.model_selection.PrivateSearchCV` the search measures
+        it once and gives its candidates the centre as an array), where
         ``epsilon n`` is large enough (about 5,070, more with many columns)
         and the scale estimates, it included, take at most half of
         ``epsilon``; ``hyperparameters_`` says why when it is not run, and

@@ -349,7 +349,7 @@ def test_later_rounds_draw_from_a_stream_of_their_own(monkeypatch):
     not from the fit's own stream: a fit whose rounds scale nothing is bit
     for bit the fit whose rounds release nothing at all (their draws
     replaced by a release that reads no randomness)."""
-    from dpestim.linear_model import _scales
+    from dpestim.linear_model import _balance_step
 
     rng = np.random.default_rng(_seed("stream"))
     X = rng.normal(size=(40_000, 6))
@@ -363,7 +363,7 @@ def test_later_rounds_draw_from_a_stream_of_their_own(monkeypatch):
         calls.append(args[-1])
         return np.ones(X.shape[1]), np.inf  # nothing above an infinite bar
 
-    monkeypatch.setattr(_scales, "l2_column_squares", silent)
+    monkeypatch.setattr(_balance_step, "l2_column_squares", silent)
     same = _quiet_fit(LogisticRegression(**kw), X, y)
     assert len(calls) == 2 and calls[0] is calls[1]  # one spawned stream
     np.testing.assert_array_equal(same.coef_, fit.coef_)
