@@ -253,7 +253,10 @@ def plan_search_scales(search, X, y, solvers, space=()):
         and as_blocked(X) is None
     ):
         return None
-    n, d = len(y), np.shape(X)[1]
+    shape = np.shape(X)
+    if len(shape) != 2:  # the candidates' validation says why (no values)
+        return None
+    n, d = len(y), shape[1]
     plan, arms, best = None, {}, None
     for arm in solvers or (None,):
         cand = clone(est).set_params(epsilon=None, noise_multiplier=1.0)
