@@ -210,6 +210,9 @@ def _name_search_estimates(est, given, who="PrivateSearchCV"):
     for key, value in given.items():
         if value is not None and not (key == "feature_scale" and value == 1.0):
             notes[key] = f"{_SEARCH_NOTES[key]} ({who})"
+    report = getattr(est, "_report", None)
+    if report is not None and hasattr(report, "hyperparameters"):
+        est._report = dataclasses.replace(report, hyperparameters=dict(notes))
 
 
 def quiet(estimator):

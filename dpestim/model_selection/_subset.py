@@ -79,6 +79,7 @@ default fit at ``(epsilon, delta)`` with its own noise stream; the plan is
 a public function of ``n``, so choosing it reads no data.
 """
 
+import dataclasses
 import math
 from numbers import Real
 
@@ -436,16 +437,35 @@ class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
         )
         if self._estimates is not None:  # the final part: estimates, then fit
             _name_search_estimates(final, self._given, "SubsetSearchCV")
-            e0 = self._estimates.epsilon
-            final.dp_event_ = dp_accounting.ComposedDpEvent(
-                [
-                    dp_accounting.ComposedDpEvent(self._estimates.events()),
-                    final.dp_event_,
-                ]
-            )
-            final.epsilon_ = float(final.epsilon_) + e0  # basic composition
+            self._state_final_part(final)
         self._finish(final, params, q)
         return self
+
+    def _state_final_part(self, final):
+        """The final model states its part's guarantee: the scale estimates
+        on its rows composed with its own fit (basic composition), in
+        ``epsilon_``, ``dp_event_`` and its privacy report."""
+        estimates = self._estimates
+        e0 = estimates.epsilon
+        own = float(final.epsilon_)
+        final.dp_event_ = dp_accounting.ComposedDpEvent(
+            [dp_accounting.ComposedDpEvent(estimates.events()), final.dp_event_]
+        )
+        final.epsilon_ = own + e0
+        report = getattr(final, "_report", None)
+        if report is not None and hasattr(report, "estimates"):
+            final._report = dataclasses.replace(
+                report,
+                epsilon=final.epsilon_,
+                dp_event=final.dp_event_,
+                estimates=(
+                    f"measured once by SubsetSearchCV on these rows, before its "
+                    f"search ({len(estimates.events())} pure-DP draws of total "
+                    f"epsilon {e0:.4g}), given to this fit and to the search as "
+                    f"public values; this fit alone is epsilon {own:.6g}, the "
+                    "two composed by basic composition"
+                ),
+            )
 
     def _estimate_scales(self, X_r, y_r, seed):
         """Measure the estimator's private scales on the final rows ``R``.

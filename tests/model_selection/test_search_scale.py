@@ -246,6 +246,7 @@ def test_candidates_run_in_the_default_fit_units():
     assert best.get_params()["feature_centring"] == "auto"
     assert best.get_params()["feature_balance"] == "auto"
     assert "PrivateSearchCV" in best.hyperparameters_["feature_centring"]
+    assert "private column means (PrivateSearchCV)" in str(best.privacy_report())
     assert "column means" in moved.privacy_report()
 
     ridge = Ridge(max_iter=2)

@@ -374,6 +374,10 @@ def test_scales_measured_on_the_final_rows_serve_both_parts():
     assert abs(final.feature_centre_[2] - 1000.0) < 10.0
     assert final.get_params()["feature_centring"] == "auto"
     assert "SubsetSearchCV" in final.hyperparameters_["feature_centring"]
+    report = final.privacy_report()
+    assert report.epsilon == final.epsilon_ and report.dp_event == final.dp_event_
+    assert "measured once by SubsetSearchCV" in str(report)
+    assert "private column means (SubsetSearchCV)" in str(report)
     assert s.score(X, y) > 0.95
 
 
