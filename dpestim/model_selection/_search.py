@@ -225,9 +225,11 @@ default="geometric"
     the units and offsets of the data. Candidates at a fixed noise
     multiplier cannot estimate them (no budget to share). When the
     estimator's ``feature_scale`` is ``"auto"`` and its ``clip_norm`` is
-    ``"auto"`` or :class:`AutoUnits` (and ``epsilon`` is given, ``X`` is in
-    memory, the estimator is not a pipeline and ``n`` makes the row scale
-    reliable), the search runs that policy step once, on all the rows it is
+    ``"auto"`` or :class:`AutoUnits` (and ``X`` is in memory, the
+    estimator is not a pipeline and ``n`` makes the row scale reliable;
+    with ``epsilon=None`` the estimates are planned on what the RDP budget
+    has left and charged to it first), the search runs that policy step
+    once, on all the rows it is
     given and before any candidate runs, with the estimator's own
     mechanisms, plans and share of the search's ``epsilon`` (pure-DP draws
     under the solver's relation), charges them to the active budgets before
@@ -414,7 +416,8 @@ default="geometric"
         self._scales = None if scale is None else scale.stand_ins()
         # the selection (candidates, scores, refit) gets the rest of epsilon
         sel = self
-        if scale is not None:
+        if scale is not None and self.epsilon is not None:
+            # (epsilon=None: the budget's rest, the estimates charged in it)
             sel = copy.copy(self)
             sel.epsilon = float(self.epsilon) - scale.epsilon
         X_tr, X_val = _safe_indexing(X, train), _safe_indexing(X, val)

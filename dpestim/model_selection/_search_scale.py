@@ -35,7 +35,8 @@ solver. The estimates are charged to the active budgets before they read
 the data, the selection before any candidate runs.
 
 Only a bare dpestim linear estimator (not a pipeline, whose final step sees
-transformed rows), with ``epsilon`` given (not ``epsilon=None``), in-memory
+transformed rows), with ``epsilon`` given (or ``epsilon=None`` with an RDP
+budget: the estimates are planned on what it has left), in-memory
 ``X`` and a feasible row-scale estimate at this ``n`` (else nothing is
 estimated and nothing is spent, as in the estimator itself). In a search
 over solvers the one median ``m`` gives each listed solver its own ``s = m
@@ -250,7 +251,9 @@ ESTIMATED = (
 def plan_search_scales(search, X, y, solvers, space=()):
     """The search's :class:`SearchScales`, or ``None`` when it estimates none.
 
-    Public: the estimator's parameters, the search's ``epsilon``, ``n``,
+    Public: the estimator's parameters, the search's ``epsilon`` (with
+    ``epsilon=None``, what its RDP budget has left: the estimates are
+    charged to it first, and the selection is calibrated on the rest), ``n``,
     ``d``, the number of targets, whether ``X`` is sparse or in memory and
     the solver(s) a candidate resolves. ``solvers``: the listed solvers of
     a search over solvers, or ``None``; ``space``: the searched parameters.
@@ -263,7 +266,14 @@ def plan_search_scales(search, X, y, solvers, space=()):
     """
     est = search.estimator
     eps = search.epsilon
-    if hasattr(est, "steps") or eps is None:
+    if eps is None:  # the rest of a budget: plan on what it has left (public)
+        budget = getattr(search, "budget", None)
+        if budget is None or getattr(budget, "accountant", None) != "rdp":
+            return None  # the search raises its own error
+        eps = budget.remaining()
+        if not 0 < eps < math.inf:
+            return None
+    if hasattr(est, "steps"):
         return None
     searched = {k.rsplit("__", 1)[-1] for k in space} & set(ESTIMATED)
     if "feature_scale" in searched:  # no candidate would read the row scale

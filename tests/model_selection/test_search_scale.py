@@ -147,11 +147,31 @@ def test_explicit_units_estimate_nothing(data, est):
     assert s.epsilon_ == compute_epsilon(s.dp_event_, 1e-5, "rdp")
 
 
-def test_epsilon_none_and_small_n_estimate_nothing(data):
+def test_epsilon_none_plans_the_estimates_on_the_budget_rest(data):
+    """``epsilon=None`` spends what a budget has left: the estimates are
+    planned on that rest (public: the budget's state), charged first, and
+    the selection calibrated on what remains after them."""
     X, y = data
-    budget = PrivacyBudget(1.0, 1e-5)
-    s = _search(_lr(), epsilon=None, budget=budget).fit(X, y)
-    assert isinstance(s.dp_event_, dp_event.RepeatAndSelectDpEvent)
+    budget = PrivacyBudget(2.0, 1e-5)
+    _lr().set_params(epsilon=1.0).fit(X, y)  # outside the budget: not counted
+    with budget:
+        _lr().set_params(epsilon=0.5).fit(X, y)
+    rest = budget.remaining()
+    s = _search(_lr(), epsilon=None, budget=budget).fit(X * 100 + 50, y)
+    scale, selection = s.dp_event_.events
+    assert _is_estimates(scale)
+    assert ExponentialMechanismDpEvent(0.025 * rest) in scale.events  # row scale
+    assert [r[0] for r in budget.records][-2:] == [scale, selection]
+    assert budget.spent()[0] <= 2.0 + 1e-9
+    assert budget.remaining() < 1e-3
+    assert s.score(X * 100 + 50, y) > 0.9
+    # an epsilon=None search without a budget raises, as before
+    with pytest.raises(ValueError, match="budget"):
+        _search(_lr(), epsilon=None).fit(X, y)
+
+
+def test_small_n_estimates_nothing(data):
+    X, y = data
     # too few rows for a reliable median at this share: nothing spent
     small = _search(_lr(), n_candidates=2).fit(X[:100], y[:100])
     assert not isinstance(small.dp_event_, dp_accounting.ComposedDpEvent)
