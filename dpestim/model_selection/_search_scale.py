@@ -210,32 +210,6 @@ def _space_uses_auto_clip(space):
     return True
 
 
-class _PlainBalanceDraws:
-    """The candidates' solver as the search's balance plan sees it: the
-    balance's draws at their plain shares, never raised at small ``epsilon
-    n``.
-
-    A fit by the dp-sgd family raises them (up to 15% of ``epsilon``) where
-    they would be unreliable at their shares; the solver then loses a few
-    percent of its epsilon. In a search the estimates come off the
-    selection's epsilon, whose noise grows faster, and on the project's
-    scaled loaders, where no column dominates, raising cost the search
-    1.2-2.7 points (COMPAS at epsilon 0.5, digits at 2, 5 seeds,
-    ``benchmarks/utility/private_search.py``). Unraised, the balance runs
-    where ``epsilon n`` is about 10,100 or more (5,070 on rows as given), as
-    for the other solvers. Public: the solver's attributes, one flag
-    changed.
-    """
-
-    raises_balance_draws = False
-
-    def __init__(self, solver):
-        self._solver = solver
-
-    def __getattr__(self, name):
-        return getattr(self._solver, name)
-
-
 #: Parameters the search's estimates set on its candidates: searching one
 #: of them leaves every candidate its drawn value (nothing is estimated).
 ESTIMATED = (
@@ -320,9 +294,8 @@ def plan_search_scales(search, X, y, solvers, space=()):
     if plan is None:  # unreliable at this n: nothing spent
         return None
     step, solver = best
-    # the estimator's centring and balance plan (public: n, d, sparse), the
-    # balance's draws at their plain shares (see _PlainBalanceDraws)
-    step._plan_centring(plan, n, d, sp.issparse(X), False, _PlainBalanceDraws(solver))
+    # the estimator's centring and balance plan (public: n, d, sparse)
+    step._plan_centring(plan, n, d, sp.issparse(X), False, solver)
     targets = {}
     for arm, (cand, arm_solver) in arms.items():
         cand._scale_fit = (plan, None)  # what the estimator's rule reads

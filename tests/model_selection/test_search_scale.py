@@ -48,24 +48,20 @@ def _is_estimates(event):
     )
 
 
-def test_event_composes_the_scale_estimates():
-    rng = np.random.default_rng(12)
-    X = rng.normal(size=(12000, 4)) / 2
-    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+def test_event_composes_the_scale_estimates(data):
+    X, y = data
     s = _search(_lr(scale_share=0.1), accountant="rdp").fit(X, y)
     scale, selection = s.dp_event_.events
-    # the estimator's own policy step at the search's epsilon: its centring
-    # and column balance (epsilon n above 10,100: the balance's draws are
-    # not raised, in the fit as in the search), its row scale and class
-    # counts at its share: the estimates of one default fit, without the
-    # utility check
+    # the estimator's own policy step at the search's epsilon: its column
+    # balance (rows as given at this n: median L2 norm, Laplace squares,
+    # later rounds), its row scale and class counts at its share: the
+    # estimates of one default fit, without the utility check
     own = _lr(scale_share=0.1, utility_check=None).fit(X, y)
     assert scale == dp_accounting.ComposedDpEvent(own.dp_event_.events[:-1])
-    assert len(scale.events) > 4  # centring and balance among them
     assert isinstance(selection, dp_event.RepeatAndSelectDpEvent)
     # the selection is calibrated for the rest; basic composition
     e0 = sum(map(_pure_epsilon, scale.events))
-    assert 0.1 < e0 < 0.2
+    assert 0.1 < e0 < 0.25
     eps_selection = compute_epsilon(selection, 1e-5, "rdp")
     assert 1 - e0 - 0.01 < eps_selection <= 1 - e0 + 1e-9
     assert s.epsilon_ == pytest.approx(e0 + eps_selection)
@@ -327,18 +323,3 @@ def test_class_counts_estimated_once_for_the_candidates():
     s = _search(plain, {"class_weight": [None, {0: 1.0, 1: 5.0}]}).fit(X, y)
     assert "class_weight" not in s._scales[None]
     assert "class_prior" not in s._scales[None]
-
-
-def test_the_search_balance_draws_are_not_raised(data):
-    """At ``epsilon n`` below about 10,100 a default dp-sgd fit raises its
-    balance's draws (up to 15% of epsilon); the search keeps them at their
-    plain shares (none on rows as given below 5,070), so that its
-    selection keeps its epsilon: here only the row scale and the class
-    counts, 5% of epsilon."""
-    X, y = data  # 5,000 rows at epsilon 1
-    own = _lr(utility_check=None).fit(X, y)
-    assert "rounds" in own.hyperparameters_["feature_balance"]
-    s = _search(_lr()).fit(X, y)
-    scale = s.dp_event_.events[0]
-    assert sum(map(_pure_epsilon, scale.events)) == pytest.approx(0.05)
-    assert "feature_balance" not in s._scales[None]
