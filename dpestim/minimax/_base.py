@@ -287,6 +287,7 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         n = X.shape[0]
         groups, codes = self._resolve_groups(_sensitive_codes(sensitive_features, n))
         target = self._encode_target(y)
+        self._fs.target = target  # the labels as given (the utility check)
         rng = check_generator(self.random_state)
         eps, delta = float(self.epsilon), float(self.delta)
         private = math.isfinite(eps)
@@ -345,6 +346,11 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
             intercept = intercept - float(coef @ centre)
         self._compose_estimates(solver, notes)
         self._release(coef, intercept, dual)
+        self._run_utility_check(rng)  # the classifiers: lift_, after the fit
+        self._report = dataclasses.replace(
+            self._report,
+            warnings=tuple(fit_warnings) + seed_warnings(self.random_state),
+        )
         return self
 
     def _forget_fit(self):

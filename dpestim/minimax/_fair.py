@@ -10,6 +10,7 @@ from ..solvers.saddle import LinearSaddleProblem
 from ..solvers.saddle._sgda_kernels import DUAL_BOX, FAIR_REDUCTION
 from ..solvers.saddle.sgda import LagrangianProblem, NoisySGDA
 from ._base import _DOC_ATTRIBUTES, _DOC_COMMON, BaseMinimaxModel
+from ._check import _DOC_CHECK_ATTR, _DOC_CHECK_PARAM
 from ._minimax import BinaryLinearClassifierMixin
 
 __all__ = ["FairLogisticRegression"]
@@ -19,6 +20,11 @@ class FairLogisticRegression(BinaryLinearClassifierMixin, BaseMinimaxModel):
     _parameter_constraints = {
         **BaseMinimaxModel._parameter_constraints,
         "classes": ["array-like", None],
+        "utility_check": [
+            StrOptions({"auto"}),
+            Interval(Real, 0, 1, closed="neither"),
+            None,
+        ],
         "constraint": [StrOptions({"demographic_parity", "equalized_odds"})],
         "difference_bound": [
             Interval(Real, 0, None, closed="left"),
@@ -52,6 +58,7 @@ class FairLogisticRegression(BinaryLinearClassifierMixin, BaseMinimaxModel):
         scale_share=0.05,
         feature_centring=None,
         feature_balance="auto",
+        utility_check="auto",
     ):
         super().__init__(
             epsilon=epsilon,
@@ -73,6 +80,7 @@ class FairLogisticRegression(BinaryLinearClassifierMixin, BaseMinimaxModel):
         self.constraint = constraint
         self.difference_bound = difference_bound
         self.multiplier_bound = multiplier_bound
+        self.utility_check = utility_check
         self.classes = classes
 
     def _n_cells(self, n_groups):
@@ -226,11 +234,13 @@ default="demographic_parity"
     {_DOC_COMMON}
     classes : array-like or None, default=None
         The public label set (two labels).
+    {_DOC_CHECK_PARAM}
 
     Attributes
     ----------
     {_DOC_ATTRIBUTES}
     classes_ : ndarray of shape (2,)
+    {_DOC_CHECK_ATTR}
     multipliers_ : ndarray of shape (2 * n_cells,)
         The released (private) Lagrange multipliers ``B y`` (constraints
         ``+D_e`` then ``-D_e``), the average of vertex samples.

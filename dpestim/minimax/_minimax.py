@@ -19,6 +19,7 @@ from ..solvers.saddle.sgda import LagrangianProblem
 from ..utils import check_label_values
 from ..utils.fit_warnings import warn_in_fit
 from ._base import _DOC_ATTRIBUTES, _DOC_COMMON, BaseMinimaxModel
+from ._check import _DOC_CHECK_ATTR, _DOC_CHECK_PARAM, MinimaxUtilityCheckMixin
 
 __all__ = ["MinimaxLogisticRegression", "MinimaxRegressor"]
 
@@ -73,8 +74,9 @@ class _GroupCells:
         )
 
 
-class BinaryLinearClassifierMixin(ClassifierMixin):
-    """Labels, prediction and probabilities of a binary linear classifier."""
+class BinaryLinearClassifierMixin(MinimaxUtilityCheckMixin, ClassifierMixin):
+    """Labels, prediction, probabilities and the utility check of a binary
+    linear classifier."""
 
     def _encode_target(self, y):
         check_label_values(y, "y")
@@ -137,6 +139,11 @@ class MinimaxLogisticRegression(
     _parameter_constraints = {
         **BaseMinimaxModel._parameter_constraints,
         "classes": ["array-like", None],
+        "utility_check": [
+            StrOptions({"auto"}),
+            Interval(Real, 0, 1, closed="neither"),
+            None,
+        ],
     }
 
     def __init__(
@@ -158,6 +165,7 @@ class MinimaxLogisticRegression(
         scale_share=0.05,
         feature_centring=None,
         feature_balance="auto",
+        utility_check="auto",
     ):
         super().__init__(
             epsilon=epsilon,
@@ -176,6 +184,7 @@ class MinimaxLogisticRegression(
             feature_centring=feature_centring,
             feature_balance=feature_balance,
         )
+        self.utility_check = utility_check
         self.classes = classes
 
     def _problem(self, Xc, target, cells, pi, pi_min):
@@ -410,11 +419,13 @@ MinimaxLogisticRegression.__doc__ = f"""Private worst-group logistic regression.
     classes : array-like or None, default=None
         The public label set (two labels); ``None`` infers it from ``y``
         with a :class:`~dpestim.PrivacyLeakWarning`.
+    {_DOC_CHECK_PARAM}
 
     Attributes
     ----------
     {_DOC_ATTRIBUTES}
     classes_ : ndarray of shape (2,)
+    {_DOC_CHECK_ATTR}
     group_weights_ : ndarray of shape (n_groups,)
         The released dual variable on the simplex (``pi * w`` for
         noisy-sgda; the average of the vertex samples for dp-smd), a

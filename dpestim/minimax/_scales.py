@@ -76,6 +76,13 @@ class MinimaxScalesMixin(PrivateScalesMixin):
         """Hook of the regressor (its ``target_bound="auto"``); identity here."""
         return target
 
+    def _check_epsilon(self, n, solver):
+        """The utility check's epsilon (the classifiers: ``._check``); none."""
+        return None
+
+    def _run_utility_check(self, rng):
+        """The classifiers' check, after the fit (``._check``); nothing here."""
+
     def _budget(self):
         """``(epsilon, delta)`` left to the proportions and the solver."""
         return float(self.epsilon) - self._fs.scale_plan.epsilon, float(self.delta)
@@ -95,6 +102,8 @@ class MinimaxScalesMixin(PrivateScalesMixin):
             self._plan_centring(plan, n, d, False, False, solver)
         else:
             self._plan_balance_as_given(plan, n, solver)
+        # the classifiers' utility check, reserved and charged with them
+        plan.check_epsilon = self._check_epsilon(n, solver)
         events = plan.events()
         if events:
             charge_fit(

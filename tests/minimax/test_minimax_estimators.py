@@ -94,6 +94,7 @@ def test_leak_audit_only_released_arrays(est, data):
         "feature_balance_",  # the column balance's private scales
         "target_range_",  # MinimaxRegressor: a private estimate
         "hyperparameters_",  # solver="auto": its public choice and reason
+        "lift_",  # the classifiers' utility check: a Laplace release
     }
     fitted_attrs = {
         k for k in vars(fitted) if k.endswith("_") and not k.startswith("_")
