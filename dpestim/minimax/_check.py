@@ -26,12 +26,10 @@ import numpy as np
 from ..exceptions import UtilityWarning
 from ..linear_model._utility_check import (
     CHECK_SHARE_CAP,
-    LIFT_SENSITIVITY,
     NOISY_CHECK_SCALE,
     check_epsilon,
-    check_fires,
-    lift_scale,
     lift_statistic,
+    release_lift,
 )
 
 __all__ = ["MinimaxUtilityCheckMixin"]
@@ -74,13 +72,14 @@ class MinimaxUtilityCheckMixin:
         ``target`` (+-1); the check's warnings (``[]`` when the fit learns)."""
         codes = (np.asarray(target) > 0).astype(np.int64)
         predicted = (self.decision_function(X) > 0).astype(np.int64)
-        n = codes.shape[0]
-        released = lift_statistic(predicted, codes, 2) + rng.laplace(
-            scale=LIFT_SENSITIVITY[neighbouring] / epsilon
+        self.lift_, scale, fires = release_lift(
+            lift_statistic(predicted, codes, 2),
+            codes.shape[0],
+            epsilon,
+            neighbouring,
+            rng,
         )
-        self.lift_ = float(np.clip(released / n, -1.0, 1.0))
-        scale = lift_scale(epsilon, n, neighbouring)
-        if not check_fires(self.lift_, scale):
+        if not fires:
             return []
         if scale > NOISY_CHECK_SCALE:
             what = (
