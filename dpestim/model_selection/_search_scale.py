@@ -17,7 +17,9 @@ the search's ``epsilon``, the centring and balance plans of
 the candidates' solver), on all the rows it is given, before any candidate
 runs, and gives every candidate (and the refit) the releases as public
 parameters: ``feature_centring=c``, ``feature_balance=sigma``,
-``feature_scale=s`` and ``y_bound=(low, high)``. The candidates fit in the
+``feature_scale=s``, ``y_bound=(low, high)`` and, for the classifiers,
+``class_prior`` (and the balanced ``class_weight`` as a dict) from a Laplace
+histogram of the class counts. The candidates fit in the
 ``"auto"`` fit's units, so that a :class:`Relative` factor 1 of the
 ``"auto"`` clip norm is the ``"auto"`` plan.
 
@@ -71,8 +73,8 @@ class SearchScales:
     ----------
     plan : ScalePlan
         Public: which estimates run and their epsilons (the estimator's
-        own policy step at the search's epsilon, without the class counts
-        and the utility check, which the candidates do not use).
+        own policy step at the search's epsilon, without the utility check,
+        which belongs to the released fit).
     targets : dict
         Public: arm (a listed solver, or ``None`` for the estimator's own)
         -> the median row norm that arm's rows are brought to.
