@@ -20,7 +20,8 @@ data beyond the private scales' grid (the fit warns), sparse rows that are
 mostly empty, a skewed regression target (the final private intercept), a
 column with a large offset (private centring in fit, or in a pipeline), and
 one column left in its own units among scaled ones (the private column
-balance in fit, ``feature_balance``).
+balance in fit, ``feature_balance``), and public per-column constants given
+as ``feature_centring`` / ``feature_balance`` arrays.
 Run: ``python examples/data_on_any_scale.py``.
 """
 
@@ -344,3 +345,23 @@ for balance in (None, "auto"):
         f"FairLogisticRegression on two raw columns, feature_balance={balance!r}: "
         f"accuracy {fair.score(X_raw, y_raw):.3f}"
     )
+
+# -- 11. public per-column constants: feature_centring / feature_balance arrays --
+# Where the columns' centres and spreads are public (a codebook, a documented
+# range), give them: the fit runs on (x - c) / sigma, spends nothing on them,
+# and releases the model in X's units. (PrivateSearchCV gives its candidates
+# its own private estimates this way.)
+centre = np.r_[np.zeros(X_raw.shape[1] - 2), 2e5, 300.0]  # the two raw columns'
+scales = np.r_[np.ones(X_raw.shape[1] - 2), 1e5, 50.0]  # documented centres, spreads
+public = LogisticRegression(
+    epsilon=1.0,
+    classes=[0, 1],
+    random_state=0,
+    feature_centring=centre,
+    feature_balance=scales,
+).fit(X_raw, y_raw)
+print(
+    f"public centre and scales: accuracy {public.score(X_raw, y_raw):.3f}; "
+    f"{public.hyperparameters_['feature_centring']}; "
+    f"{public.hyperparameters_['feature_balance']}"
+)

@@ -47,10 +47,11 @@ for name, model in models.items():
         f"{max(rates) - min(rates):>9.4f}"
     )
 # post-processing: 0.85 of the budget for dp-sgd, a histogram on top; the
-# guarantee of the pair is their RDP composition (epsilon_ below, <= 1 here)
+# guarantee of the pair is their composition (epsilon_ below: the histogram's
+# 0.23 keeps it within 1; with 0.42 it was 1.19, above the budget of the others)
 base = LogisticRegression(solver="dp-sgd", **dict(common, epsilon=0.85, delta=5e-6))
 post = PrivateThresholdOptimizer(
-    base, epsilon=0.42, delta=5e-6, groups=groups, n_bins=20, random_state=0
+    base, epsilon=0.23, delta=5e-6, groups=groups, n_bins=20, random_state=0
 ).fit(ad.data, ad.target, sensitive_features=a)
 pred = post.predict(ad.data_test, sensitive_features=a_test)  # needs the group
 correct = pred == ad.target_test
@@ -62,3 +63,8 @@ print(
 )
 weights = np.round(models["MinimaxLogisticRegression"].group_weights_, 3)
 print("released group weights (Female, Male):", weights)
+# the private utility check of the minimax and fair classifiers (lift_: training
+# accuracy minus the majority rate, a Laplace release inside epsilon; a
+# UtilityWarning when it does not show the model a point above that rate)
+for name in ("MinimaxLogisticRegression", "FairLogisticRegression"):
+    print(f"{name}: lift_ {models[name].lift_:+.3f}")
