@@ -304,6 +304,12 @@ ENTRIES = [
         ("--seeds", "3"),
     ),
     Entry(
+        "fair_multiplier_bound",
+        "utility/fair_multiplier_bound.py",
+        ("--seeds", "1", "--out", "/tmp/fair_multiplier_bound_quick"),
+        ("--seeds", "5"),
+    ),
+    Entry(
         "search_raw",
         "utility/search_raw.py",
         (
