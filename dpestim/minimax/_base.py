@@ -408,7 +408,7 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
             FitCharge(
                 dp_accounting.ComposedDpEvent(events), solver.neighbouring, label
             ),
-            **self._registry_entry(spent),
+            **self._registry_entry(solver, event, spent),
             delta=delta,
         )
         result = solver.solve(problem, plan, params, rng)
@@ -457,15 +457,15 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         theta = float(self.l1_radius) * (result.x[: dx // 2] - result.x[dx // 2 :])
         return theta, result.y
 
-    def _registry_entry(self, spent):
+    def _registry_entry(self, solver, event, spent):
         """The composition warning's key and epsilon: the rows as given
         (those a plain estimator's fit of the same records reads; the
         transformed rows were recognised as other records: a user trial) and
-        the whole fit's epsilon (the solver's ``spent`` and the scale
-        estimates', as ``epsilon_``)."""
+        the whole fit's epsilon (the solver's ``event`` of epsilon ``spent``
+        with the scale estimates, as ``epsilon_``)."""
         return {
             "data": self._fs.rows_given,
-            "epsilon": spent + self._fs.scale_plan.epsilon,
+            "epsilon": self._whole_epsilon(solver, event, spent),
         }
 
     def _fit_sgda(self, solver, Xc, target, cells, n_cells, rng, fit_warnings):
@@ -499,7 +499,7 @@ class BaseMinimaxModel(MinimaxScalesMixin, GroupProportionsMixin, BaseEstimator)
         label = f"{type(self).__name__}(solver={solver.name!r}, n={n})"
         charge_fit(
             FitCharge(event, solver.neighbouring, label),
-            **self._registry_entry(spent),
+            **self._registry_entry(solver, event, spent),
             delta=delta,
         )
         result = solver.solve(problem, plan, params, rng)

@@ -8,6 +8,7 @@ before they read the data), the proportions and the solver share the rest,
 and the draws' events are composed into ``dp_event_`` (basic composition).
 """
 
+import math
 import threading
 from dataclasses import replace
 from types import SimpleNamespace
@@ -18,6 +19,8 @@ from ..linear_model._scales import PrivateScalesMixin
 from ..preprocessing import _fit_scales as _scales
 from ..privacy import check_guarantee
 from ..privacy.charging import FitCharge, charge_fit
+from ..privacy.ledger import composed_epsilon
+from ..solvers.saddle.sgda import NoisySGDA
 
 __all__ = ["MinimaxScalesMixin"]
 
@@ -133,17 +136,38 @@ class MinimaxScalesMixin(PrivateScalesMixin):
         notes = {**notes, **scale_notes, **self._fs.target_notes}
         return X, target, row_scale, centre, sigma, notes
 
+    def _whole_epsilon(self, solver, solver_event, solver_epsilon):
+        """Epsilon of the estimates composed with the solver's run: basic
+        composition, or dp-accounting's composition of the whole event where
+        it is smaller (noisy-sgda's RDP event with a Laplace count among the
+        estimates; dp-smd's filter has no dp-accounting event: basic)."""
+        plan = self._fs.scale_plan
+        basic = plan.epsilon + solver_epsilon
+        if not plan.events() or not isinstance(solver, NoisySGDA):
+            return float(basic)
+        try:
+            accounted = composed_epsilon(
+                [dp_accounting.ComposedDpEvent([*plan.events(), solver_event])],
+                float(self.delta),
+                "rdp",
+                solver.neighbouring,
+            )
+        except (ValueError, TypeError, NotImplementedError):
+            accounted = math.inf
+        return float(min(basic, accounted))
+
     def _compose_estimates(self, solver, notes):
         """The estimates' events composed into ``dp_event_``, ``epsilon_``, report.
 
-        Basic composition: the draws' epsilons plus the solver's, at most the
-        request (the solver was given the rest).
+        The smaller of basic composition (the draws' epsilons plus the
+        solver's) and dp-accounting's bound (:meth:`_whole_epsilon`), at most
+        the request (the solver was given the rest).
         """
         plan = self._fs.scale_plan
         events = plan.events()
         if events:
             event = dp_accounting.ComposedDpEvent([*events, self.dp_event_])
-            total = plan.epsilon + self.epsilon_
+            total = self._whole_epsilon(solver, self.dp_event_, self.epsilon_)
             check_guarantee(total, float(self.epsilon), what=f"solver={solver.name!r}")
             self.epsilon_ = float(total)
             self.dp_event_ = event

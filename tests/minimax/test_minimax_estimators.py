@@ -194,7 +194,9 @@ def test_private_proportions_share_the_budget(data):
     clf = MinimaxLogisticRegression(
         epsilon=2.0, classes=[0, 1], groups=[0, 1], delta=DELTA, random_state=0
     ).fit(X, y, sensitive_features=a)
-    assert 2.0 * (1 - 1e-3) < clf.epsilon_ <= 2.0
+    # the whole fit's bound: basic composition or, smaller, dp-accounting's
+    # of the whole event (the estimates' pure-DP draws with the run)
+    assert 1.8 < clf.epsilon_ <= 2.0
     assert clf.dp_params_["proportions_noise_multiplier"] > 0
     assert np.all(clf.group_proportions_ >= 1 / len(y))  # public floor: one row
     pub = (
@@ -202,7 +204,7 @@ def test_private_proportions_share_the_budget(data):
         .set_params(group_proportions=[0.6, 0.4])
         .fit(X, y, sensitive_features=a)
     )
-    assert 2.0 * (1 - 1e-3) < pub.epsilon_ <= 2.0
+    assert 1.8 < pub.epsilon_ <= 2.0
     # the histogram's share now goes to the solver: less noise
     assert pub.noise_multiplier_ < clf.noise_multiplier_
     np.testing.assert_array_equal(pub.group_proportions_, [0.6, 0.4])

@@ -111,7 +111,7 @@ def test_fair_private_reduces_the_rate_gap_and_spends_the_budget():
     fair = FairLogisticRegression(
         epsilon=1.0, delta=DELTA, classes=[0, 1], groups=[0, 1], random_state=0
     ).fit(X, y, sensitive_features=a)
-    assert 0.99 < fair.epsilon_ <= 1.0
+    assert 0.9 < fair.epsilon_ <= 1.0  # the whole fit's (tighter) bound
     assert fair.privacy_report().neighbouring == "add_or_remove_one"
     plain = SkLR(C=1e4, max_iter=2000).fit(X, y)
     assert _dp_difference(fair.predict(X), a) < 0.5 * _dp_difference(

@@ -103,7 +103,13 @@ def test_minimax_fits_are_charged(data):
     X, y = np.vstack([X] * 4), np.concatenate([y] * 4)
     a = rng.integers(0, 2, size=y.shape[0])
     # the row unit's estimate alone (the column balance's draws: its own tests)
-    common = dict(epsilon=1.0, groups=[0, 1], random_state=0, feature_balance=None)
+    common = dict(
+        epsilon=1.0,
+        groups=[0, 1],
+        random_state=0,
+        feature_balance=None,
+        utility_check=None,  # the check: tests/minimax/test_minimax_check.py
+    )
     with PrivacyBudget(5.0, 1e-5) as budget:  # noisy SGDA: add/remove, one event
         est = MinimaxLogisticRegression(**common).fit(X, y, sensitive_features=a)
     # the private row scale first (charged before it reads the data), then

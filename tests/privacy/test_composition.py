@@ -166,9 +166,10 @@ def test_minimax_fits_compose_with_plain_fits_of_the_same_records(registry, data
         epsilon=1.0, classes=[0, 1], groups=[0, 1], random_state=0
     )
     assert _fits(lambda: fair.fit(X, y, sensitive_features=a)) == []
-    assert fair.epsilon_ == pytest.approx(1.0)
+    assert 0.9 < fair.epsilon_ <= 1.0
     (stated,) = _fits(lambda: _lr(0.5).fit(X, y))
-    assert stated == pytest.approx(0.5 + fair.epsilon_)
+    # the warning states epsilon to three significant digits
+    assert stated == pytest.approx(0.5 + fair.epsilon_, abs=0.006)
 
 
 def test_fingerprints_agree_dense_sparse_and_float32():
