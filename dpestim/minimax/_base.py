@@ -703,7 +703,9 @@ _DOC_ATTRIBUTES = """coef_ : ndarray
         Proportions used (public, uniform or privately estimated: released).
     n_iter_ : int
     epsilon_ : float
-        Total epsilon spent (scale estimates + proportions + solver).
+        Total epsilon spent (scale estimates, the classifiers' utility check,
+        proportions and solver): basic composition, or dp-accounting's bound
+        of the whole event where smaller (noisy-sgda), at most ``epsilon``.
     delta_ : float
     dp_event_ : DpEvent
     dp_params_ : dict
