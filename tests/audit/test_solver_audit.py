@@ -107,7 +107,9 @@ def test_estimator_audit_accepts_minimax_estimators():
         fit_intercept=False, group_proportions="uniform",
     )  # fmt: skip
     res = audit_estimator(fair, X, y, sensitive_features=a, n_trials=4)
-    assert res.epsilon == pytest.approx(1.0, rel=1e-3) and res.delta == 1e-3
+    # the fit's epsilon_: its scale estimates and utility check composed with
+    # the run (dp-accounting's bound of the whole event, below the request)
+    assert 0.9 < res.epsilon <= 1.0 and res.delta == 1e-3
     with pytest.raises(ValueError, match="sensitive_features"):
         audit_estimator(est, X, y, sensitive_features=a[:5], n_trials=4)
     with pytest.raises(ValueError, match="canary_group"):
