@@ -117,7 +117,14 @@ class BaseDPLinearClassifier(
             # most max(w) loss(0) (w released or public: class_weight_)
             w = getattr(self, "class_weight_", None)
             wmax = 1.0 if w is None else float(np.max(w))
-            return math.sqrt(2.0 * wmax * self._loss_at_zero(n_outputs) / alpha)
+            radius = math.sqrt(2.0 * wmax * self._loss_at_zero(n_outputs) / alpha)
+            # the penalty is on the coefficients of the balanced columns
+            # (x_j / sigma_j): in X's units ||w|| <= ||w'|| / min(sigma), so a
+            # column scale below 1 (a public feature_balance) widens the ball
+            sigma = getattr(self, "feature_balance_", None)
+            if sigma is not None:
+                radius /= min(1.0, float(np.min(sigma)))
+            return radius
         return float(bound)
 
     def _set_coef(self, coef, intercept):
@@ -133,7 +140,15 @@ class BaseDPLinearClassifier(
         if bound is not None:
             norm = float(np.sqrt(np.sum(np.square(coef, dtype=np.float64))))
             if norm > bound:
-                coef = (coef * (bound / norm)).astype(coef.dtype, copy=False)
+                shrunk = (coef * (bound / norm)).astype(coef.dtype, copy=False)
+                centre = getattr(self, "feature_centre_", None)
+                if centre is not None:
+                    # the model is w . (x - c) + b': shrink w there, keep b'
+                    # (intercept_ = b' - w . c)
+                    intercept = (intercept + (coef - shrunk) @ centre).astype(
+                        intercept.dtype, copy=False
+                    )
+                coef = shrunk
         super()._set_coef(coef, intercept)
 
     def _row_norm_target(self, y, solver):

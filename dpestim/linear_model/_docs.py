@@ -321,8 +321,12 @@ COEF_BOUND_PARAM = """coef_bound : float, "auto" or None, default="auto"
         binary logistic, ``log K`` multinomial, ``K`` for the one-vs-rest
         (squared) hinge), the radius of a ball that contains the optimum of
         the penalised objective (``alpha / 2 ||coef*||^2 <= loss(0)``), so
-        the projection never moves the model away from it; no bound when
-        ``alpha = 0``. ``None``: no projection."""
+        the projection never moves the model away from it (divided by the
+        smallest column scale of ``feature_balance_`` when it is below 1:
+        the penalty is on the balanced columns' coefficients); no bound when
+        ``alpha = 0``. With a centre (``feature_centre_``) the projection
+        shrinks the coefficients of the centred columns and keeps the
+        centred model's intercept. ``None``: no projection."""
 
 CLASSES_PARAM = """classes : array-like of shape (n_classes,) or None, default=None
         The label set, given as public knowledge. If None it is inferred from

@@ -13,10 +13,14 @@ from dpestim import LinearSVC, LogisticRegression, Ridge
 @pytest.fixture
 def data():
     rng = np.random.default_rng(4)
-    c = np.array([0.0, 5.0, 0.0, 1000.0, 0.0])
-    sigma = np.array([1.0, 2.0, 3.0, 100.0, 1.0])
-    X = rng.normal(size=(3000, 5)) * sigma + c
-    y = (X[:, 0] + 0.2 * X[:, 1] > 1.0).astype(int)
+    # a column scale below 1 (0.01) with a strong coefficient: in X's units
+    # its coefficient is 100 times its balanced one (the coef_bound ball and
+    # the projection's intercept must follow: a user trial's 0.50 accuracy)
+    c = np.array([0.0, 5.0, 3.0, 1000.0, 0.0])
+    sigma = np.array([1.0, 2.0, 0.01, 100.0, 1.0])
+    Z = rng.normal(size=(3000, 5))
+    X = Z * sigma + c
+    y = (Z[:, 0] + 0.4 * Z[:, 1] - 3 * Z[:, 2] > 0.5).astype(int)
     return X, y, c, sigma
 
 
@@ -27,9 +31,9 @@ def test_public_constants_are_the_fit_on_transformed_rows(data, Estimator):
     coef_ . c``), up to rounding."""
     X, y, c, sigma = data
     target = y if Estimator is not Ridge else X[:, 0] + 0.2 * X[:, 1]
+    Xt = (X - c) / sigma
     kw = {"random_state": 0, "epsilon": 1.0}
     given = Estimator(feature_centring=c, feature_balance=sigma, **kw).fit(X, target)
-    Xt = (X - c) / sigma
     plain = Estimator(feature_centring=None, feature_balance=None, **kw)
     plain.fit(Xt, target)
     coef = plain.coef_ / sigma
@@ -45,6 +49,9 @@ def test_public_constants_are_the_fit_on_transformed_rows(data, Estimator):
     assert given.hyperparameters_["feature_balance"].startswith("public")
     # the caller's arrays are not written
     assert given.get_params()["feature_centring"] is c
+    assert given.score(X, target) == pytest.approx(plain.score(Xt, target), abs=1e-9)
+    if Estimator is not Ridge:
+        assert given.score(X, target) > 0.9
 
 
 def test_a_public_centre_spends_nothing_on_the_centring():
@@ -108,3 +115,17 @@ def test_blocked_rows_refuse_public_constants(data):
     X, y, c, _ = data
     with pytest.raises(ValueError, match="need X in memory"):
         LogisticRegression(feature_centring=c).fit(da.from_array(X, chunks=1000), y)
+
+
+def test_projection_onto_coef_bound_keeps_the_centred_intercept(data):
+    """A public (or private) centre: ``coef_bound`` shrinks the coefficients
+    of the centred columns, and the centred model's intercept is kept: the
+    scores are those of the same fit on ``X - c``, projected there."""
+    X, y, c, _ = data
+    kw = {"random_state": 0, "coef_bound": 0.05, "feature_balance": None}
+    given = LogisticRegression(feature_centring=c, **kw).fit(X, y)
+    plain = LogisticRegression(feature_centring=None, **kw).fit(X - c, y)
+    assert np.linalg.norm(given.coef_) == pytest.approx(0.05)
+    np.testing.assert_allclose(
+        given.decision_function(X), plain.decision_function(X - c), atol=1e-9
+    )
