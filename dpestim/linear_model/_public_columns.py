@@ -41,6 +41,8 @@ def public_columns(value, name, n_features):
     if not is_public_columns(value):
         return None
     try:
+        if np.asarray(value).dtype.kind not in "iuf":  # no strings, bools, objects
+            raise TypeError
         a = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(

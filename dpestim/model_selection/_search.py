@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..exceptions import FitDivergedError, UtilityWarning
 from ..privacy import check_guarantee
 from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
+from ..privacy.ledger import composed_epsilon
 from ..utils.fit_warnings import warn_outside
 from ._search_candidates import (
     CandidateMixin,
@@ -53,6 +54,19 @@ __all__ = ["PrivateSearchCV"]
 
 #: Score noise (std, in score units) above which the selection is near random.
 _SCORE_STD_WARN = 0.02
+
+
+def _estimates_and_selection(event, basic, delta, relation):
+    """The search's epsilon with its scale estimates: ``basic`` (their pure
+    epsilon plus the selection's) or, where smaller, dp-accounting's RDP
+    bound of the whole event, as a budget composes it (with ``epsilon=None``
+    the basic sum exceeded the budget the search spent exactly: 1.078 of a
+    fresh budget of 1, a user trial)."""
+    try:
+        accounted = composed_epsilon([event], delta, "rdp", relation)
+    except (ValueError, TypeError, NotImplementedError):
+        accounted = math.inf
+    return float(min(basic, accounted))
 
 
 class PrivateSearchCV(CandidateMixin, MetaEstimatorMixin, BaseEstimator):
@@ -513,7 +527,8 @@ default="geometric"
             )  # [estimates, selection, refit...]
             estimates = dp_event.ComposedDpEvent(scale.events())
             event = dp_event.ComposedDpEvent([estimates, *parts])
-            epsilon += scale.epsilon
+            epsilon = _estimates_and_selection(event, epsilon + scale.epsilon, delta,
+                                               relation)  # fmt: skip
             check_guarantee(epsilon, self.epsilon, what="PrivateSearchCV")
         charge_fit(
             FitCharge(

@@ -208,6 +208,8 @@ def _name_search_estimates(est, given, who="PrivateSearchCV"):
     if notes is None:
         return
     for key, value in given.items():
+        if key not in _SEARCH_NOTES:  # e.g. classes, sorted: not an estimate
+            continue
         if value is not None and not (key == "feature_scale" and value == 1.0):
             notes[key] = f"{_SEARCH_NOTES[key]} ({who})"
     report = getattr(est, "_report", None)

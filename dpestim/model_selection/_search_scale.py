@@ -121,7 +121,17 @@ class SearchScales:
             out["class_prior"] = counts / counts.sum()
         if step._balanced():
             out["class_weight"] = dict(zip(self._labels, counts))
-        return out
+        return out | self._sorted_classes()
+
+    def _sorted_classes(self):
+        """``{"classes": sorted labels}`` where the estimator's public label
+        set is given unsorted (a class prior is read in ``classes_`` order,
+        which is sorted, and the estimator refuses one beside an unsorted
+        ``classes``: the same set, sorted, is the same model); else ``{}``."""
+        given = getattr(self._step, "classes", None)
+        if given is None or list(np.asarray(given).tolist()) == self._labels:
+            return {}
+        return {"classes": list(self._labels)}
 
     def estimate(self, X, y, seed, budget=None):
         """Charge the estimates, then draw them from ``X`` and ``y`` (once):
@@ -182,6 +192,7 @@ class SearchScales:
                 params["class_weight"] = dict(
                     zip(self._labels, step.class_weight_.tolist())
                 )
+            params |= self._sorted_classes()
         out = {}
         for arm, target in self.targets.items():
             s = float(m) / target

@@ -246,6 +246,7 @@ def _estimated(search):
             "class_weight": "balanced class weights",
         }[k]
         for k in given
+        if k != "classes"
     )
 
 

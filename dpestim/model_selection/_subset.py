@@ -438,6 +438,7 @@ class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
         if self._estimates is not None:  # the final part: estimates, then fit
             _name_search_estimates(final, self._given, "SubsetSearchCV")
             self._state_final_part(final)
+            final.set_params(epsilon=self.epsilon)  # the part's (epsilon_ says)
         self._finish(final, params, q)
         return self
 
@@ -548,7 +549,15 @@ class SubsetSearchCV(MetaEstimatorMixin, BaseEstimator):
                 f"{self.subset_:g}, public coins), its winner refitted on the "
                 "other rows; parallel composition (disjoint rows): the larger of "
                 f"the parts' epsilons ({self.search_.epsilon_:.4g} search, "
-                f"{self.best_estimator_.epsilon_:.4g} final fit)"
+                f"{self.best_estimator_.epsilon_:.4g} final fit"
+                + (
+                    f", the estimator's private scales measured on the final "
+                    f"fit's rows, epsilon {self._estimates.epsilon:.4g}, "
+                    "included and given to both parts"
+                    if self._estimates is not None
+                    else ""
+                )
+                + ")"
             )
         return (
             f"SubsetSearchCV: {how}.\nGuarantee: epsilon={self.epsilon_:.4g}, "

@@ -88,6 +88,7 @@ def test_a_public_centre_spends_nothing_on_the_centring():
         ({"feature_balance": [1, 1, 0, 1, 1]}, "must be positive"),
         ({"feature_balance": [1, 1, -2, 1, 1]}, "must be positive"),
         ({"feature_centring": ["a"] * 5}, "hold numbers"),
+        ({"feature_balance": ["1", "1", "1", "1", "1"]}, "hold numbers"),
         (
             {"feature_centring": np.zeros(5), "fit_intercept": False},
             "needs fit_intercept=True",

@@ -64,7 +64,10 @@ def test_event_composes_the_scale_estimates(data):
     assert 0.1 < e0 < 0.25
     eps_selection = compute_epsilon(selection, 1e-5, "rdp")
     assert 1 - e0 - 0.01 < eps_selection <= 1 - e0 + 1e-9
-    assert s.epsilon_ == pytest.approx(e0 + eps_selection)
+    # the smaller of basic composition and dp-accounting's bound of the
+    # whole event (as a budget composes it)
+    whole = composed_epsilon([s.dp_event_], 1e-5, "rdp")
+    assert s.epsilon_ == pytest.approx(min(e0 + eps_selection, whole))
     assert s.epsilon_ <= 1.0
     # what a budget computes for the whole event is within the request too
     assert composed_epsilon([s.dp_event_], 1e-5, "rdp") <= 1.0 + 1e-9
@@ -160,6 +163,13 @@ def test_epsilon_none_plans_the_estimates_on_the_budget_rest(data):
     assert [r[0] for r in budget.records][-2:] == [scale, selection]
     assert budget.spent()[0] <= 2.0 + 1e-9
     assert budget.remaining() < 1e-3
+    # on a fresh budget the search's own guarantee is within it (the basic
+    # sum of the estimates and the selection was 1.078 of a fresh budget of
+    # 1: dp-accounting's bound of the whole event is kept, as the budget's)
+    fresh = PrivacyBudget(1.0, 1e-5)
+    alone = _search(_lr(), epsilon=None, budget=fresh).fit(X, y)
+    assert alone.epsilon_ <= 1.0 + 1e-9
+    assert alone.epsilon_ == pytest.approx(fresh.spent()[0], rel=1e-9)
     assert s.score(X * 100 + 50, y) > 0.9
     # an epsilon=None search without a budget raises, as before
     with pytest.raises(ValueError, match="budget"):
@@ -323,3 +333,19 @@ def test_class_counts_estimated_once_for_the_candidates():
     s = _search(plain, {"class_weight": [None, {0: 1.0, 1: 5.0}]}).fit(X, y)
     assert "class_weight" not in s._scales[None]
     assert "class_prior" not in s._scales[None]
+
+
+def test_unsorted_classes_are_searched_with_the_prior():
+    """A public label set given unsorted: the search's class prior is in
+    ``classes_`` order (sorted), which the estimator refuses beside an
+    unsorted ``classes``; the candidates get the same set sorted, and the
+    released model keeps the user's."""
+    rng = np.random.default_rng(13)
+    X = rng.normal(size=(8000, 3))
+    y = np.where(X[:, 0] > 0.3, "yes", "no")
+    est = LogisticRegression(classes=["yes", "no"], max_iter=2)
+    s = _search(est).fit(X, y)
+    assert s._scales[None]["classes"] == ["no", "yes"]
+    assert s.best_estimator_.get_params()["classes"] == ["yes", "no"]
+    assert list(s.classes_) == ["no", "yes"]
+    assert s.score(X, y) > 0.9

@@ -378,6 +378,8 @@ def test_scales_measured_on_the_final_rows_serve_both_parts():
     assert report.epsilon == final.epsilon_ and report.dp_event == final.dp_event_
     assert "measured once by SubsetSearchCV" in str(report)
     assert "private column means (SubsetSearchCV)" in str(report)
+    assert final.get_params()["epsilon"] == 1.0  # the part's, as before
+    assert "private scales measured on the final" in s.privacy_report()
     assert s.score(X, y) > 0.95
 
 
