@@ -7,7 +7,6 @@ noise of its score. :mod:`dpestim.model_selection._search` runs the search.
 """
 
 import dataclasses
-import math
 
 import numpy as np
 from dp_accounting import dp_event
@@ -174,7 +173,11 @@ class CandidateMixin:
         elif self.budget is not None:
             eps, delta = self.budget.remaining(), self.budget.delta
         else:
-            eps = delta = math.nan  # reported by rdp_calibration
+            raise ValueError(
+                "epsilon=None spends the rest of budget=, and none was given: "
+                "pass the PrivacyBudget as budget= (an active `with budget:` "
+                "block is charged, but the search does not read its rest)."
+            )
         if not eps > 0:
             raise ValueError(
                 "epsilon=None spends the rest of budget=, which must be a "

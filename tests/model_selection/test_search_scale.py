@@ -171,8 +171,8 @@ def test_epsilon_none_plans_the_estimates_on_the_budget_rest(data):
     assert alone.epsilon_ <= 1.0 + 1e-9
     assert alone.epsilon_ == pytest.approx(fresh.spent()[0], rel=1e-9)
     assert s.score(X * 100 + 50, y) > 0.9
-    # an epsilon=None search without a budget raises, as before
-    with pytest.raises(ValueError, match="budget"):
+    # an epsilon=None search without a budget raises, and says to pass it
+    with pytest.raises(ValueError, match="pass the PrivacyBudget as budget="):
         _search(_lr(), epsilon=None).fit(X, y)
 
 
