@@ -211,7 +211,9 @@ default="geometric"
         theirs).
     epsilon_, delta_ : float
         Its guarantee, by the accountant in ``accountant_`` (plus the scale
-        estimates' pure epsilon, basic composition, when they run).
+        estimates' pure epsilon, basic composition, when they run; then the
+        smaller of that sum and dp-accounting's RDP bound of the whole
+        event, as a budget composes it).
     accountant_ : {"rdp", "profile"}
         The accountant whose bound ``epsilon_`` is.
 
