@@ -21,9 +21,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import FitDivergedError, UtilityWarning
-from ..privacy import check_guarantee
+from ..privacy import calibrate_noise, check_guarantee
 from ..privacy.charging import FitCharge, charge_fit, pop_target, push_target
-from ..privacy.ledger import composed_epsilon
+from ..privacy.ledger import accountable_event, composed_epsilon
 from ..utils.fit_warnings import warn_outside
 from ._search_candidates import (
     CandidateMixin,
@@ -67,6 +67,21 @@ def _estimates_and_selection(event, basic, delta, relation):
     except (ValueError, TypeError, NotImplementedError):
         accounted = math.inf
     return float(min(basic, accounted))
+
+
+def _joint_calibration(scale, make_event, search, relation):
+    """Noise of every candidate such that the scale estimates composed with
+    the selection meet ``(epsilon, delta)`` by dp-accounting's RDP
+    accountant (the exponential-mechanism draws as their zCDP events,
+    :func:`~dpestim.privacy.ledger.accountable_event`)."""
+    estimates = accountable_event(dp_event.ComposedDpEvent(scale.events()))
+    return calibrate_noise(
+        lambda s: dp_event.ComposedDpEvent([estimates, make_event(s)]),
+        float(search.epsilon),
+        search._delta(),
+        accountant="rdp",
+        neighbouring=relation,
+    )
 
 
 class PrivateSearchCV(CandidateMixin, MetaEstimatorMixin, BaseEstimator):
@@ -505,6 +520,17 @@ default="geometric"
                 spent,
             )  # fmt: skip
             accountant = "rdp"
+        if scale is not None and self.epsilon is not None and len(arms) == 1:
+            # the estimates and the selection composed by RDP (the estimates'
+            # draws as dp-accounting events) may leave the candidates less
+            # noise than the basic split: the smaller noise, each certified
+            # by its own bound (one arm: a mixture is calibrated as a whole)
+            (arm,) = arms
+            joint = _joint_calibration(
+                scale, lambda s: make_event({arm: s}), self, relation
+            )
+            if joint < noises[arm]:
+                noises, accountant = {arm: joint}, "rdp"
         event = make_event(noises)
         expected = {a: make_event.fit(a, noises[a]) for a in arms}
         for params, a in zip(candidates, arm_of):  # backstop (mechanism fixed)
