@@ -270,8 +270,11 @@ default="geometric"
     ``clip_norm`` and its :class:`Relative` factors are in the ``"auto"``
     fit's units, the factor 1 is the ``"auto"`` plan, and the search does
     not depend on the units or offsets of ``X`` or ``y``. The selection is
-    calibrated for the rest of ``epsilon``; by basic composition the whole
-    is ``(epsilon, delta)``-DP under the solver's relation. In a search
+    calibrated for the rest of ``epsilon``, by basic composition, or, where
+    that leaves the candidates less noise (one solver), together with the
+    estimates by dp-accounting's RDP accountant (their draws as zCDP
+    events); either way the whole is ``(epsilon, delta)``-DP under the
+    solver's relation. In a search
     over solvers the one median gives each solver its own public target.
     The released model keeps the estimator's own parameters (``"auto"``);
     its ``feature_centre_``, ``feature_balance_``, ``feature_scale_`` and

@@ -33,7 +33,11 @@ public values: post-processing. The search's event is
 selection (candidates, scores, refit) is calibrated for ``(epsilon - e0,
 delta)`` with ``e0`` the estimates' total epsilon, so by basic composition
 the whole is ``(epsilon, delta)``-DP under the relation of the estimator's
-solver. The estimates are charged to the active budgets before they read
+solver; where it leaves the candidates less noise (one solver), the
+selection is instead calibrated with the estimates by dp-accounting's RDP
+accountant (an exponential-mechanism draw of epsilon ``e`` is ``e^2 / 2``
+-zCDP, a Laplace release its own RDP event), which certifies the whole
+directly. The estimates are charged to the active budgets before they read
 the data, the selection before any candidate runs.
 
 Only a bare dpestim linear estimator (not a pipeline, whose final step sees
