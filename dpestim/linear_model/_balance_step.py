@@ -150,10 +150,7 @@ class ColumnBalanceMixin:
         notes = notes | {"feature_balance": note}
         if sigma is None:
             return X, None, None, notes
-        Xb = _divided(X, sigma)
-        if sp.issparse(X):
-            Xb = Xb.asformat(X.format).astype(X.dtype, copy=False)
-        return Xb, None, sigma, notes
+        return _divided(X, sigma), None, sigma, notes
 
     def _balance_rounds(self, X, m, threshold, how, plan, rng):
         """``(sigma, note)``: the rule on the first release, then the later
@@ -201,9 +198,12 @@ def _divided(X, sigma, in_place=False):
     """The columns of dense ``X`` divided by ``sigma`` (computed in float64,
     stored in ``X``'s dtype; ``in_place``: into ``X``, which must be the
     fit's own copy, never the caller's array: the same values without a
-    second copy), or of sparse ``X`` (in float64)."""
+    second copy), or of sparse ``X`` (computed in float64, in ``X``'s format
+    and dtype)."""
     if sp.issparse(X):
-        return X @ sp.diags(1.0 / sigma)
+        return (
+            (X @ sp.diags(1.0 / sigma)).asformat(X.format).astype(X.dtype, copy=False)
+        )
     if in_place:
         forget_row_norms(X)  # nothing may reuse norms of the rows before
         return np.divide(X, sigma, out=X, dtype=np.float64)

@@ -332,10 +332,7 @@ class PrivateScalesMixin(ColumnBalanceMixin):
             X = centred(X, c)
         X, own_c, own_sigma, notes = self._estimated_centring(X, plan, rng)
         if sigma is not None:  # public column scales (nothing was estimated)
-            if sp.issparse(X):
-                X = _divided(X, sigma).asformat(X.format).astype(X.dtype, copy=False)
-            else:
-                X = _divided(X, sigma, in_place=X is not given)
+            X = _divided(X, sigma, in_place=X is not given)
             own_sigma = sigma
         return X, own_c if c is None else c, own_sigma, notes
 

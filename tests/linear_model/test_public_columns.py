@@ -24,15 +24,18 @@ def data():
     return X, y, c, sigma
 
 
+@pytest.mark.parametrize("epsilon", [1.0, np.inf])
 @pytest.mark.parametrize("Estimator", [LogisticRegression, LinearSVC, Ridge])
-def test_public_constants_are_the_fit_on_transformed_rows(data, Estimator):
+def test_public_constants_are_the_fit_on_transformed_rows(data, Estimator, epsilon):
     """The fit of the transformed rows with centring and balance off (the
     same draws), mapped back (``coef_ = w / sigma``, ``intercept_ = b' -
     coef_ . c``), up to rounding."""
     X, y, c, sigma = data
     target = y if Estimator is not Ridge else X[:, 0] + 0.2 * X[:, 1]
     Xt = (X - c) / sigma
-    kw = {"random_state": 0, "epsilon": 1.0}
+    # epsilon = inf: the non-private fit of the transformed rows (whose own
+    # limit is scikit-learn's, tests/linear_model/test_nonprivate_limit.py)
+    kw = {"random_state": 0, "epsilon": epsilon}
     given = Estimator(feature_centring=c, feature_balance=sigma, **kw).fit(X, target)
     plain = Estimator(feature_centring=None, feature_balance=None, **kw)
     plain.fit(Xt, target)
